@@ -1,0 +1,90 @@
+import Crypto
+
+/// WebAuthn L3 §7.2 "Verifying an Authentication Assertion", from step 3 on.
+///
+/// The caller looks the credential record up by the credential id (step 6's "credential record") and
+/// passes it in; this verifier checks that it is the right one and that the assertion is valid for it.
+public struct AuthenticationVerifier: Sendable {
+    public let relyingParty: RelyingParty
+
+    public init(relyingParty: RelyingParty) {
+        self.relyingParty = relyingParty
+    }
+
+    /// - Parameters:
+    ///   - allowCredentials: the credential ids offered in `allowCredentials`; empty for discoverable login.
+    public func verify(
+        _ credential: AuthenticationResponseJSON, expectedChallenge: [UInt8], storedCredential: StoredCredential,
+        allowCredentials: [[UInt8]] = []
+    ) throws(WebAuthnError) -> AuthenticationResult {
+        do {
+            return try steps(credential, challenge: expectedChallenge, record: storedCredential, allowed: allowCredentials)
+        } catch {
+            throw WebAuthnError(error.rule, in: .authentication)
+        }
+    }
+
+    private func steps(
+        _ credential: AuthenticationResponseJSON, challenge: [UInt8], record: StoredCredential, allowed: [[UInt8]]
+    ) throws(WebAuthnError) -> AuthenticationResult {
+        let rp = relyingParty
+        // Step 3: the response is an assertion response (its members decode).
+        let credentialId = try CeremonyChecks.credentialIdentity(id: credential.id, rawId: credential.rawId, type: credential.type)
+        let response = credential.response
+        // Step 5: with a non-empty allowCredentials, the credential is one of them.
+        if !allowed.isEmpty, !allowed.contains(credentialId) { throw WebAuthnError(.credentialNotAllowed) }
+        // Step 6: the credential record is this credential's, and userHandle (when sent) is its user's.
+        guard credentialId == record.id else { throw WebAuthnError(.credentialRecordMismatch) }
+        var userHandle: [UInt8]?
+        if let handle = response.userHandle, !handle.isEmpty {
+            let bytes = try CeremonyChecks.decode(handle, member: "response.userHandle")
+            if let expected = record.userHandle, !ConstantTime.equal(bytes, expected) {
+                throw WebAuthnError(.userHandleMismatch)
+            }
+            userHandle = bytes
+        } else if allowed.isEmpty, record.userHandle != nil {
+            // Discoverable login: the user is identified only by the userHandle, so it must be present.
+            throw WebAuthnError(.userHandleMismatch)
+        }
+        // Step 7: cData, authData, sig.
+        let clientDataBytes = try CeremonyChecks.decode(response.clientDataJSON, member: "response.clientDataJSON")
+        let authDataBytes = try CeremonyChecks.decode(response.authenticatorData, member: "response.authenticatorData")
+        let signature = try CeremonyChecks.decode(response.signature, member: "response.signature")
+        let authData = try AuthenticatorData(bytes: authDataBytes)
+        // Steps 8–9: UTF-8 decode and parse the client data.
+        let clientData = try CollectedClientData(bytes: clientDataBytes)
+        // Steps 10–14: type, challenge, origin, crossOrigin, topOrigin.
+        try CeremonyChecks.clientData(clientData, expectedType: "webauthn.get", challenge: challenge, relyingParty: rp)
+        // Step 15: rpIdHash.
+        try CeremonyChecks.rpIdHash(authData, relyingParty: rp)
+        // Steps 16–18: UP, UV, BE/BS.
+        try CeremonyChecks.flags(authData, requireUserPresence: true, relyingParty: rp)
+        // Step 19: backup eligibility cannot change over a credential's life.
+        if let storedBE = record.backupEligible, storedBE != authData.backupEligible {
+            throw WebAuthnError(.backupEligibilityChanged(stored: storedBE, received: authData.backupEligible))
+        }
+        // Step 20: no extensions are requested, so none are checked.
+        // Step 21: hash over the exact clientDataJSON bytes.
+        let clientDataHash = SHA256.hash(data: clientDataBytes)
+        // Step 22: the signature over authData ‖ hash, with the stored public key.
+        var signedData = authDataBytes
+        signedData.append(contentsOf: clientDataHash)
+        guard try record.publicKey.isValidSignature(signature, for: signedData) else {
+            throw WebAuthnError(.signatureInvalid)
+        }
+        // Step 23: the signature counter.
+        var possibleClone = false
+        if authData.signCount != 0 || record.signCount != 0, authData.signCount <= record.signCount {
+            guard rp.signCountPolicy == .report else {
+                throw WebAuthnError(.signCountRegression(stored: record.signCount, received: authData.signCount))
+            }
+            possibleClone = true
+        }
+        // Step 25: what the caller updates in the record.
+        return AuthenticationResult(
+            credentialId: credentialId, signCount: max(authData.signCount, record.signCount),
+            userVerified: authData.userVerified, backupEligible: authData.backupEligible,
+            backupState: authData.backupState, possibleClone: possibleClone, userHandle: userHandle,
+            authenticatorAttachment: credential.authenticatorAttachment)
+    }
+}

@@ -1,0 +1,53 @@
+/// Everything a server stores after a verified registration (§7.1 step 28's credential record, plus
+/// what the attestation said).
+public struct RegistrationResult: Sendable, Equatable {
+    public let credentialId: [UInt8]
+    /// The credential public key, COSE-encoded exactly as the authenticator sent it.
+    public let publicKey: [UInt8]
+    public let publicKeyAlgorithm: COSEAlgorithm
+    public let signCount: UInt32
+    public let aaguid: [UInt8]
+    public let userPresent: Bool
+    public let userVerified: Bool
+    public let backupEligible: Bool
+    public let backupState: Bool
+    public let transports: [String]
+    public let authenticatorAttachment: String?
+    public let attestationFormat: String
+    public let attestationType: AttestationType
+    /// True only when the attestation chain was validated to a configured trust anchor.
+    public let trustPathVerified: Bool
+    /// The attestation certificates (DER), attestation certificate first; empty for none/self.
+    public let attestationTrustPath: [[UInt8]]
+    /// The credProps client extension output `rk`, when the client reported it.
+    public let residentKey: Bool?
+
+    /// The AAGUID in its usual textual form (8-4-4-4-12 lowercase hex).
+    public var aaguidString: String { AAGUIDFormat.string(aaguid) }
+}
+
+/// What a verified authentication changes in the stored credential record (§7.2 step 25).
+public struct AuthenticationResult: Sendable, Equatable {
+    public let credentialId: [UInt8]
+    /// The new sign count to store.
+    public let signCount: UInt32
+    public let userVerified: Bool
+    public let backupEligible: Bool
+    public let backupState: Bool
+    /// The sign count did not grow although one side was non-zero, and the policy is to report it.
+    public let possibleClone: Bool
+    public let userHandle: [UInt8]?
+    public let authenticatorAttachment: String?
+}
+
+enum AAGUIDFormat {
+    static func string(_ bytes: [UInt8]) -> String {
+        let hex = bytes.map { byte in
+            let s = String(byte, radix: 16)
+            return s.count == 1 ? "0" + s : s
+        }.joined()
+        guard hex.count == 32 else { return hex }
+        let chars = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(chars[$0]) }.joined(separator: "-")
+    }
+}

@@ -1,0 +1,16 @@
+import Foundation
+
+/// Where the command-line tool writes: results to stdout, messages for people to stderr.
+enum Output {
+    static func printJSON(_ object: Any) {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            printError("latchkey: could not encode the result as JSON.")
+            return
+        }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    static func printError(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+}
