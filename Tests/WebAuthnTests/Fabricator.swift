@@ -137,7 +137,7 @@ enum TestPKI {
         let subject = try DistinguishedName { CommonName(name) }
         let certificate = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
-            notValidBefore: Date() - 86_400, notValidAfter: notAfter, issuer: subject, subject: subject,
+            notValidBefore: Date() - 86_400 * 30, notValidAfter: notAfter, issuer: subject, subject: subject,
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
