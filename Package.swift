@@ -34,6 +34,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Release-mode benchmark, run by hand (`swift run -c release latchkey-bench`), never by the tests.
+        .executableTarget(
+            name: "latchkey-bench",
+            dependencies: ["WebAuthn", "CBOR", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Benchmarks/VerificationBenchmark"
+        ),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(
             name: "WebAuthnTests",

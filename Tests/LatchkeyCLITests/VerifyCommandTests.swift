@@ -92,6 +92,15 @@ struct VerifyCommandTests {
         #expect(result["signCount"] as? Int == (vector["decoded"] as? [String: Any])?["sign_count"] as? Int)
     }
 
+    @Test("the README's example documents verify", arguments: ["registration", "authentication"])
+    func readmeExamples(ceremony: String) throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let run = try LatchkeyBinary.run(["verify", ceremony, root.appendingPathComponent("Examples/\(ceremony).json").path])
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        #expect(run.json?["ceremony"] as? String == ceremony)
+        #expect(run.json?["userVerified"] as? Bool == true)
+    }
+
     @Test("a failed verification prints the failed step as an error object and exits 1")
     func failedVerification() throws {
         let run = try LatchkeyBinary.run(["verify", "registration"], stdin: try json(try sharedVector("swa-reg-none-rpid-mismatch-invalid")))
