@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "CBOR", targets: ["CBOR"]),
         .library(name: "WebAuthn", targets: ["WebAuthn"]),
+        .library(name: "SoftAuthenticator", targets: ["SoftAuthenticator"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
     ],
     dependencies: [
@@ -27,10 +28,19 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        .target(
+            name: "SoftAuthenticator",
+            dependencies: [
+                "WebAuthn", "CBOR",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "WebAuthn",
+                "WebAuthn", "SoftAuthenticator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -50,6 +60,10 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
+        ),
+        .testTarget(
+            name: "SoftAuthenticatorTests",
+            dependencies: ["SoftAuthenticator", "WebAuthn", "CBOR", .product(name: "X509", package: "swift-certificates")]
         ),
         .testTarget(name: "LatchkeyCLITests", dependencies: ["latchkey", "WebAuthn"]),
     ],

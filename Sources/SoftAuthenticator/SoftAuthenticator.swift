@@ -1,0 +1,250 @@
+import CBOR
+import Crypto
+import Foundation
+import WebAuthn
+
+/// A software passkey provider: it makes credentials and signs assertions, playing both the platform
+/// client (it builds clientDataJSON and checks the RP ID against the origin, as a browser does) and the
+/// authenticator (it builds authenticator data, attests and signs). Every credential gets its own random
+/// id and its own key pair; keys live in a `CredentialStore`.
+///
+/// Its output is what an iOS credential-provider extension must produce, byte for byte: CTAP2-canonical
+/// CBOR, DER ECDSA signatures, the flags and counter of the chosen backup style.
+public struct SoftAuthenticator: Sendable {
+    /// What the authenticator does when a relying party asks for attestation (`direct` or `enterprise`).
+    public enum AttestationMode: String, Sendable, CaseIterable {
+        /// Never attest: always `none`.
+        case none
+        /// `packed` self attestation, signed by the credential key.
+        case `self`
+        /// `packed` with an x5c certificate from the authenticator's own attestation CA.
+        case packed
+    }
+
+    public enum BackupStyle: String, Sendable, CaseIterable {
+        /// A synced passkey: BE = BS = 1 and a sign count that stays 0.
+        case synced
+        /// A device-bound key: BE = BS = 0 and a counter that grows with every use, kept across runs.
+        case deviceBound = "device-bound"
+    }
+
+    /// Picks one of several candidate passkeys for a discoverable login, or nil to cancel.
+    public typealias Chooser = @Sendable ([StoredPasskey]) -> StoredPasskey?
+
+    /// This authenticator model's AAGUID: the ASCII bytes of "latchkeySoftAuth".
+    public static let aaguid: [UInt8] = Array("latchkeySoftAuth".utf8)
+
+    public var store: any CredentialStore
+    /// The "user verified" switch: whether the (simulated) user passed a biometric or PIN check.
+    public var userVerified: Bool
+    public var backupStyle: BackupStyle
+    public var attestationMode: AttestationMode
+    public var now: @Sendable () -> Date
+
+    public init(
+        store: any CredentialStore, userVerified: Bool = true, backupStyle: BackupStyle = .synced,
+        attestationMode: AttestationMode = .self, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.userVerified = userVerified
+        self.backupStyle = backupStyle
+        self.attestationMode = attestationMode
+        self.now = now
+    }
+
+    // MARK: - Registration
+
+    /// `navigator.credentials.create()` for `options`, as the page at `origin` would call it.
+    public func makeCredential(
+        _ options: PublicKeyCredentialCreationOptionsJSON, origin: String
+    ) throws(SoftAuthenticatorError) -> RegistrationResponseJSON {
+        let rpId = try OriginCheck.rpId(options.rp.id, origin: origin)
+        guard let challenge = Base64URL.decode(options.challenge), !challenge.isEmpty else {
+            throw .invalidOptions("challenge is not base64url")
+        }
+        guard let userHandle = Base64URL.decode(options.user.id), (1...64).contains(userHandle.count) else {
+            throw .invalidOptions("user.id must be 1 to 64 bytes of base64url")
+        }
+        let requested = options.pubKeyCredParams.filter { $0.type == "public-key" }.map(\.alg)
+        guard let algorithm = requested.lazy.compactMap(COSEAlgorithm.init(rawValue:))
+            .first(where: CredentialKey.supportedAlgorithms.contains)
+        else { throw .noSupportedAlgorithm(options.pubKeyCredParams.map(\.alg)) }
+        let selection = options.authenticatorSelection
+        if selection?.userVerification == "required", !userVerified { throw .userVerificationUnavailable }
+
+        var state = try store.load()
+        let excluded = Set((options.excludeCredentials ?? []).compactMap { Base64URL.decode($0.id) })
+        if state.passkeys.contains(where: { $0.rpId == rpId && excluded.contains(Base64URL.decode($0.credentialId) ?? []) }) {
+            throw .credentialExcluded
+        }
+        let discoverable: Bool
+        switch selection?.residentKey {
+        case "required", "preferred": discoverable = true
+        case "discouraged": discoverable = false
+        default: discoverable = selection?.requireResidentKey ?? false
+        }
+
+        let key = CredentialKey.generate(algorithm)
+        let credentialId = (0..<32).map { _ in UInt8.random(in: 0...255) }
+        let coseKey = key.coseKey(algorithm: algorithm)
+        let verified = userVerified && selection?.userVerification != "discouraged"
+        var authData = header(rpId: rpId, verified: verified, attested: true, signCount: 0)
+        authData += Self.aaguid
+        authData += [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xff)]
+        authData += credentialId
+        authData += coseKey
+        let clientData = ClientData.json(type: "webauthn.create", challenge: challenge, origin: origin)
+        let clientDataHash = Array(SHA256.hash(data: clientData))
+
+        let wantsAttestation = options.attestation == "direct" || options.attestation == "enterprise"
+        let mode = wantsAttestation ? attestationMode : .none
+        let (format, statement) = try attestationStatement(mode, key: key, algorithm: algorithm, signed: authData + clientDataHash, state: &state)
+        let attestationObject = CBOREncoder().encode(.map(CBORMap([
+            (.text("fmt"), .text(format)), (.text("attStmt"), .map(statement)), (.text("authData"), .bytes(authData)),
+        ]) ?? CBORMap()))
+
+        // A new discoverable credential for the same account replaces the old one, as CTAP2 authenticators do.
+        let handleText = Base64URL.encode(userHandle)
+        if discoverable { state.passkeys.removeAll { $0.rpId == rpId && $0.userHandle == handleText && $0.discoverable } }
+        state.passkeys.append(StoredPasskey(
+            rpId: rpId, userHandle: handleText, userName: options.user.name, userDisplayName: options.user.displayName,
+            credentialId: Base64URL.encode(credentialId), algorithm: algorithm.rawValue,
+            privateKey: Base64URL.encode(key.rawPrivateKey), signCount: 0, backedUp: backupStyle == .synced,
+            discoverable: discoverable, createdAt: now(), lastUsedAt: nil))
+        try store.save(state)
+
+        let id = Base64URL.encode(credentialId)
+        let credProps = options.extensions?.credProps == true ? ClientExtensionResultsJSON.CredentialProperties(rk: discoverable) : nil
+        return RegistrationResponseJSON(
+            id: id, rawId: id,
+            response: AuthenticatorAttestationResponseJSON(
+                clientDataJSON: Base64URL.encode(clientData), attestationObject: Base64URL.encode(attestationObject),
+                authenticatorData: Base64URL.encode(authData), transports: ["internal"],
+                publicKey: Base64URL.encode(key.subjectPublicKeyInfo), publicKeyAlgorithm: algorithm.rawValue),
+            authenticatorAttachment: "platform", clientExtensionResults: ClientExtensionResultsJSON(credProps: credProps))
+    }
+
+    private func attestationStatement(
+        _ mode: AttestationMode, key: CredentialKey, algorithm: COSEAlgorithm, signed: [UInt8], state: inout AuthenticatorState
+    ) throws(SoftAuthenticatorError) -> (String, CBORMap) {
+        switch mode {
+        case .none:
+            return ("none", CBORMap())
+        case .self:
+            let signature = try key.sign(signed)
+            return ("packed", CBORMap([(.text("alg"), .int(Int64(algorithm.rawValue))), (.text("sig"), .bytes(signature))]) ?? CBORMap())
+        case .packed:
+            let authority = try attestationAuthority(&state)
+            guard let certificate = Base64URL.decode(authority.attestationCertificate),
+                  let raw = Base64URL.decode(authority.attestationPrivateKey),
+                  let attestationKey = try? P256.Signing.PrivateKey(rawRepresentation: raw)
+            else { throw .store("the attestation authority in the store is unusable") }
+            let signature = try CredentialKey.es256(attestationKey).sign(signed)
+            return ("packed", CBORMap([
+                (.text("alg"), .int(-7)), (.text("sig"), .bytes(signature)), (.text("x5c"), .array([.bytes(certificate)])),
+            ]) ?? CBORMap())
+        }
+    }
+
+    /// The attestation authority, issued on first use and kept in the store.
+    private func attestationAuthority(_ state: inout AuthenticatorState) throws(SoftAuthenticatorError) -> AttestationAuthority {
+        if let existing = state.attestationAuthority { return existing }
+        do {
+            let authority = try AttestationAuthority.issue(aaguid: Self.aaguid, now: now())
+            state.attestationAuthority = authority
+            return authority
+        } catch {
+            throw .store("cannot issue attestation certificates: \(error)")
+        }
+    }
+
+    /// The root of this authenticator's attestation chain (PEM), issuing it first if needed.
+    public func attestationRootPEM() throws(SoftAuthenticatorError) -> String {
+        var state = try store.load()
+        let hadAuthority = state.attestationAuthority != nil
+        let authority = try attestationAuthority(&state)
+        if !hadAuthority { try store.save(state) }
+        return try authority.rootPEM()
+    }
+
+    // MARK: - Authentication
+
+    /// `navigator.credentials.get()` for `options` from the page at `origin`. With an empty
+    /// allowCredentials the login is discoverable: `chooser` picks among this RP's passkeys (default:
+    /// the most recently used).
+    public func getAssertion(
+        _ options: PublicKeyCredentialRequestOptionsJSON, origin: String, chooser: Chooser? = nil
+    ) throws(SoftAuthenticatorError) -> AuthenticationResponseJSON {
+        let rpId = try OriginCheck.rpId(options.rpId, origin: origin)
+        guard let challenge = Base64URL.decode(options.challenge), !challenge.isEmpty else {
+            throw .invalidOptions("challenge is not base64url")
+        }
+        if options.userVerification == "required", !userVerified { throw .userVerificationUnavailable }
+
+        var state = try store.load()
+        let allowed = (options.allowCredentials ?? []).compactMap { Base64URL.decode($0.id) }
+        let candidates = state.passkeys.filter { passkey in
+            guard passkey.rpId == rpId else { return false }
+            if allowed.isEmpty { return passkey.discoverable }
+            return allowed.contains(Base64URL.decode(passkey.credentialId) ?? [])
+        }
+        guard !candidates.isEmpty else { throw .noCredentials(rpId: rpId) }
+        let chosen: StoredPasskey?
+        if let chooser, candidates.count > 1 {
+            chosen = chooser(candidates)
+        } else {
+            chosen = candidates.max { ($0.lastUsedAt ?? $0.createdAt) < ($1.lastUsedAt ?? $1.createdAt) }
+        }
+        guard let chosen, let index = state.passkeys.firstIndex(where: { $0.credentialId == chosen.credentialId && $0.rpId == rpId }) else {
+            throw .cancelled
+        }
+        var passkey = state.passkeys[index]
+        let key = try CredentialKey(stored: passkey)
+        if !passkey.backedUp { passkey.signCount &+= 1 }
+        let verified = userVerified && options.userVerification != "discouraged"
+        let authData = header(rpId: rpId, verified: verified, attested: false, signCount: passkey.signCount, backedUp: passkey.backedUp)
+        let clientData = ClientData.json(type: "webauthn.get", challenge: challenge, origin: origin)
+        let signature = try key.sign(authData + SHA256.hash(data: clientData))
+        passkey.lastUsedAt = now()
+        state.passkeys[index] = passkey
+        try store.save(state)
+
+        return AuthenticationResponseJSON(
+            id: passkey.credentialId, rawId: passkey.credentialId,
+            response: AuthenticatorAssertionResponseJSON(
+                clientDataJSON: Base64URL.encode(clientData), authenticatorData: Base64URL.encode(authData),
+                signature: Base64URL.encode(signature), userHandle: passkey.userHandle),
+            authenticatorAttachment: "platform")
+    }
+
+    // MARK: - Managing stored passkeys
+
+    public func passkeys() throws(SoftAuthenticatorError) -> [StoredPasskey] {
+        try store.load().passkeys
+    }
+
+    /// Removes a passkey by credential id (base64url); returns whether one was removed.
+    @discardableResult
+    public func remove(credentialId: String) throws(SoftAuthenticatorError) -> Bool {
+        var state = try store.load()
+        let before = state.passkeys.count
+        state.passkeys.removeAll { $0.credentialId == credentialId }
+        guard state.passkeys.count != before else { return false }
+        try store.save(state)
+        return true
+    }
+
+    // MARK: - Authenticator data
+
+    /// rpIdHash ‖ flags ‖ signCount (§6.1). UP is always set: this authenticator only acts when asked.
+    private func header(rpId: String, verified: Bool, attested: Bool, signCount: UInt32, backedUp: Bool? = nil) -> [UInt8] {
+        var flags: UInt8 = 0x01
+        if verified { flags |= 0x04 }
+        if backedUp ?? (backupStyle == .synced) { flags |= 0x08 | 0x10 }
+        if attested { flags |= 0x40 }
+        var bytes = Array(SHA256.hash(data: Array(rpId.utf8)))
+        bytes.append(flags)
+        bytes += [UInt8(signCount >> 24), UInt8(signCount >> 16 & 0xff), UInt8(signCount >> 8 & 0xff), UInt8(signCount & 0xff)]
+        return bytes
+    }
+}
