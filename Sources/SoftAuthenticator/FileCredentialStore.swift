@@ -30,7 +30,9 @@ public struct FileCredentialStore: CredentialStore {
         self.init(url: url, beforeRename: nil)
     }
 
-    init(url: URL, beforeRename: (@Sendable () -> Void)?) {
+    /// Fault injection for the crash-safety test: `beforeRename` runs after the new state is on disk in
+    /// the temporary file and before it replaces the store.
+    public init(url: URL, beforeRename: (@Sendable () -> Void)?) {
         self.url = url
         self.beforeRename = beforeRename
     }

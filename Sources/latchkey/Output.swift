@@ -10,6 +10,12 @@ enum Output {
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 
+    static func printEncodable<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        FileHandle.standardOutput.write(try encoder.encode(value) + Data("\n".utf8))
+    }
+
     static func printError(_ message: String) {
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }

@@ -23,10 +23,11 @@ enum LatchkeyBinary {
         }
     }
 
-    static func run(_ arguments: [String], stdin: Data = Data()) throws -> Run {
+    static func run(_ arguments: [String], stdin: Data = Data(), environment: [String: String] = [:]) throws -> Run {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let (input, output, error) = (Pipe(), Pipe(), Pipe())
         process.standardInput = input
         process.standardOutput = output
