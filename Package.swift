@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "CBOR", targets: ["CBOR"]),
         .library(name: "WebAuthn", targets: ["WebAuthn"]),
         .library(name: "SoftAuthenticator", targets: ["SoftAuthenticator"]),
+        .library(name: "LatchkeyServer", targets: ["LatchkeyServer"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
     ],
     dependencies: [
@@ -15,6 +16,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
+        .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(name: "CBOR"),
@@ -37,10 +45,24 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        .target(
+            name: "LatchkeyServer",
+            dependencies: [
+                "WebAuthn",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "WebAuthn", "SoftAuthenticator",
+                "WebAuthn", "SoftAuthenticator", "LatchkeyServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -64,6 +86,14 @@ let package = Package(
         .testTarget(
             name: "SoftAuthenticatorTests",
             dependencies: ["SoftAuthenticator", "WebAuthn", "CBOR", .product(name: "X509", package: "swift-certificates")]
+        ),
+        .testTarget(
+            name: "LatchkeyServerTests",
+            dependencies: [
+                "LatchkeyServer", "SoftAuthenticator", "WebAuthn",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(name: "LatchkeyCLITests", dependencies: ["latchkey", "WebAuthn"]),
     ],

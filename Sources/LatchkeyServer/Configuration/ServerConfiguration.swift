@@ -1,0 +1,100 @@
+import Foundation
+import WebAuthn
+
+/// Everything `latchkey serve` is told at start-up (DESIGN §6). `validate()` turns a bad value into one
+/// clear sentence before anything listens or opens a database.
+public struct ServerConfiguration: Sendable {
+    public enum AttestationPreference: String, Sendable, CaseIterable {
+        /// Ask for no attestation (passkeys mostly have none to give).
+        case none
+        /// Ask for `direct` attestation and record the verified format and AAGUID.
+        case direct
+    }
+
+    public var host = "127.0.0.1"
+    public var port = 8080
+    public var rpId = "localhost"
+    public var rpName = "Latchkey"
+    public var origins = ["http://localhost:8080"]
+    public var database = DatabaseLocation.sqlite(path: "latchkey.sqlite")
+    public var sessionTTL: TimeInterval = 24 * 3600
+    public var ceremonyTTL: TimeInterval = 5 * 60
+    public var userVerification = RelyingParty.UserVerificationPolicy.required
+    public var attestation = AttestationPreference.none
+    public var appleAppIds: [String] = []
+
+    public init() {}
+
+    public struct Invalid: Error, Sendable, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
+    }
+
+    /// Checks the values that can be checked without the network or the database.
+    public func validate() throws(Invalid) {
+        guard (1...65535).contains(port) else { throw Invalid(description: "the port must be between 1 and 65535, not \(port)") }
+        guard !rpId.isEmpty, !rpId.contains("/"), !rpId.contains(":") else {
+            throw Invalid(description: "the RP ID must be a bare domain such as example.com, not \"\(rpId)\"")
+        }
+        guard !origins.isEmpty else { throw Invalid(description: "at least one --origin is needed") }
+        for origin in origins {
+            guard let url = URLComponents(string: origin), let scheme = url.scheme, let host = url.host?.lowercased(),
+                  scheme == "https" || scheme == "http", url.path.isEmpty || url.path == "/"
+            else { throw Invalid(description: "the origin \"\(origin)\" is not of the form https://host[:port]") }
+            guard host == rpId.lowercased() || host.hasSuffix("." + rpId.lowercased()) else {
+                throw Invalid(description: "the origin \(origin) does not belong to the RP ID \(rpId): its host must be \(rpId) or end with .\(rpId)")
+            }
+        }
+        guard sessionTTL > 0 else { throw Invalid(description: "the session lifetime must be positive") }
+        guard ceremonyTTL > 0 else { throw Invalid(description: "the challenge lifetime must be positive") }
+    }
+
+    /// The relying party the verifiers check against.
+    var relyingParty: RelyingParty {
+        RelyingParty(
+            id: rpId, name: rpName, origins: origins.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
+            userVerification: userVerification)
+    }
+
+    /// Whether the session cookie gets `Secure`: when the page is served over https.
+    var secureCookies: Bool { origins.first?.hasPrefix("https://") ?? false }
+}
+
+/// Where the data lives: an embedded SQLite file (the default), or a PostgreSQL server that several
+/// Latchkey instances can share.
+public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
+    case sqlite(path: String)
+    /// A SQLite database that lives in memory only (tests).
+    case sqliteMemory
+    case postgres(url: String)
+
+    /// `sqlite:PATH`, `sqlite::memory:`, or `postgres://user[:password]@host[:port]/database`.
+    public init(parsing text: String) throws(ServerConfiguration.Invalid) {
+        if text == "sqlite::memory:" {
+            self = .sqliteMemory
+        } else if text.hasPrefix("sqlite:") {
+            let path = String(text.dropFirst("sqlite:".count))
+            guard !path.isEmpty else { throw .init(description: "the SQLite database URL needs a file path, as in sqlite:latchkey.sqlite") }
+            self = .sqlite(path: path)
+        } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            guard let url = URLComponents(string: text), url.host?.isEmpty == false, url.user?.isEmpty == false,
+                  url.path.count > 1
+            else { throw .init(description: "the PostgreSQL URL must look like postgres://user@host:port/database") }
+            self = .postgres(url: text)
+        } else {
+            throw .init(description: "the database \"\(text)\" is neither sqlite:PATH nor postgres://user@host:port/database")
+        }
+    }
+
+    /// The location without a password, for logs.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): return "sqlite:\(path)"
+        case .sqliteMemory: return "sqlite::memory:"
+        case .postgres(let url):
+            guard var components = URLComponents(string: url) else { return "postgres" }
+            if components.password != nil { components.password = "***" }
+            return components.string ?? "postgres"
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import WebAuthn
+
+/// Request and response bodies of the HTTP API (DESIGN §3).
+struct RegistrationOptionsRequest: Decodable {
+    var displayName: String?
+    var name: String?
+}
+
+struct OptionsResponse<Options: Encodable>: Encodable {
+    let publicKey: Options
+}
+
+struct RegistrationVerifyRequest: Decodable {
+    let credential: RegistrationResponseJSON
+}
+
+struct LoginVerifyRequest: Decodable {
+    let credential: AuthenticationResponseJSON
+}
+
+struct AccountJSON: Encodable {
+    let id: String
+    let displayName: String
+    let credo: String
+    let createdAt: Date
+
+    init(_ account: AccountRecord) {
+        id = account.id
+        displayName = account.displayName
+        credo = account.credo
+        createdAt = account.createdAt
+    }
+}
+
+struct SessionResponse: Encodable {
+    let token: String
+    let account: AccountJSON
+}
+
+struct AccountUpdateRequest: Decodable {
+    var displayName: String?
+    var credo: String?
+}
+
+struct PasskeyJSON: Encodable {
+    let id: String
+    let name: String
+    let createdAt: Date
+    let lastUsedAt: Date?
+    let backedUp: Bool
+    let attestationFormat: String
+    let aaguid: String
+
+    init(_ credential: CredentialRecord) {
+        id = Base64URL.encode(credential.id)
+        name = credential.name
+        createdAt = credential.createdAt
+        lastUsedAt = credential.lastUsedAt
+        backedUp = credential.backupState
+        attestationFormat = credential.attestationFormat
+        aaguid = AAGUIDText.format(credential.aaguid)
+    }
+
+    // lastUsedAt is always present, null until the first login.
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(name, forKey: .name)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(lastUsedAt, forKey: .lastUsedAt)
+        try c.encode(backedUp, forKey: .backedUp)
+        try c.encode(attestationFormat, forKey: .attestationFormat)
+        try c.encode(aaguid, forKey: .aaguid)
+    }
+
+    enum CodingKeys: String, CodingKey { case id, name, createdAt, lastUsedAt, backedUp, attestationFormat, aaguid }
+}
+
+struct PasskeyResponse: Encodable {
+    let passkey: PasskeyJSON
+}
+
+struct RenamePasskeyRequest: Decodable {
+    let name: String
+}
+
+enum AAGUIDText {
+    static func format(_ bytes: [UInt8]) -> String {
+        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        guard hex.count == 32 else { return hex }
+        let c = Array(hex)
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(c[$0]) }.joined(separator: "-")
+    }
+}

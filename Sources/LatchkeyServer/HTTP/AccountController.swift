@@ -1,0 +1,87 @@
+import Foundation
+import Hummingbird
+import WebAuthn
+
+/// `/api/account*` and `/api/logout`: what a signed-in caller can see and change.
+struct AccountController: Sendable {
+    let store: Store
+    let sessions: SessionService
+    let authentication: RequestAuthentication
+    let configuration: ServerConfiguration
+    let now: @Sendable () -> Date
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/api/account") { request, _ in try await account(request) }
+        router.patch("/api/account") { request, _ in try await update(request) }
+        router.delete("/api/account") { request, _ in try await delete(request) }
+        router.post("/api/logout") { request, _ in try await logout(request) }
+        router.get("/api/account/passkeys") { request, _ in try await passkeys(request) }
+        router.patch("/api/account/passkeys/:id") { request, context in try await rename(request, id: context.parameters.get("id")) }
+        router.delete("/api/account/passkeys/:id") { request, context in try await remove(request, id: context.parameters.get("id")) }
+    }
+
+    func account(_ request: Request) async throws -> Response {
+        let caller = try await authentication.require(request)
+        guard let account = try await store.account(id: caller.accountId) else { throw APIError.notAuthenticated }
+        return try JSONResponse.make(.ok, AccountJSON(account))
+    }
+
+    func update(_ request: Request) async throws -> Response {
+        let caller = try await authentication.require(request)
+        let body = try await RequestBody.decode(AccountUpdateRequest.self, from: request)
+        guard body.displayName != nil || body.credo != nil else {
+            throw APIError(.invalidField, "invalid_field", "Send displayName, credo, or both.")
+        }
+        let displayName = try body.displayName.map { try InputRules.displayName($0) }
+        let credo = try body.credo.map(InputRules.credo)
+        guard let account = try await store.updateAccount(id: caller.accountId, displayName: displayName, credo: credo, now: now()) else {
+            throw APIError.notAuthenticated
+        }
+        return try JSONResponse.make(.ok, AccountJSON(account))
+    }
+
+    func delete(_ request: Request) async throws -> Response {
+        let caller = try await authentication.require(request)
+        try await store.deleteAccount(id: caller.accountId)
+        return JSONResponse.empty(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
+    }
+
+    func logout(_ request: Request) async throws -> Response {
+        let caller = try await authentication.require(request)
+        try await sessions.revoke(caller.token)
+        return JSONResponse.empty(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
+    }
+
+    func passkeys(_ request: Request) async throws -> Response {
+        let caller = try await authentication.require(request)
+        return try JSONResponse.make(.ok, try await store.credentials(accountId: caller.accountId).map(PasskeyJSON.init))
+    }
+
+    func rename(_ request: Request, id: String?) async throws -> Response {
+        let caller = try await authentication.require(request)
+        let credentialId = try Self.credentialId(id)
+        let body = try await RequestBody.decode(RenamePasskeyRequest.self, from: request)
+        let name = try InputRules.passkeyName(body.name)
+        guard let renamed = try await store.renameCredential(id: credentialId, accountId: caller.accountId, name: name) else {
+            throw APIError(.notFound, "unknown_passkey", "This account has no passkey with that id.")
+        }
+        return try JSONResponse.make(.ok, PasskeyJSON(renamed))
+    }
+
+    func remove(_ request: Request, id: String?) async throws -> Response {
+        let caller = try await authentication.require(request)
+        switch try await store.deleteCredential(id: try Self.credentialId(id), accountId: caller.accountId) {
+        case .deleted: return JSONResponse.empty()
+        case .notFound: throw APIError(.notFound, "unknown_passkey", "This account has no passkey with that id.")
+        case .lastPasskey:
+            throw APIError(.conflict, "last_passkey", "This is the account's only passkey; add another before removing it, or delete the account.")
+        }
+    }
+
+    private static func credentialId(_ text: String?) throws -> [UInt8] {
+        guard let text, let bytes = Base64URL.decode(text), !bytes.isEmpty else {
+            throw APIError(.badRequest, "invalid_passkey_id", "The passkey id in the path must be base64url.")
+        }
+        return bytes
+    }
+}

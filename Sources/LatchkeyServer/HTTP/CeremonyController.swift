@@ -1,0 +1,54 @@
+import Hummingbird
+
+/// `/api/registration/*` and `/api/login/*`: the two ceremonies over HTTP.
+struct CeremonyController: Sendable {
+    let ceremonies: CeremonyService
+    let authentication: RequestAuthentication
+    let configuration: ServerConfiguration
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.post("/api/registration/options") { request, _ in try await registrationOptions(request) }
+        router.post("/api/registration/verify") { request, _ in try await registrationVerify(request) }
+        router.post("/api/login/options") { request, _ in try await loginOptions(request) }
+        router.post("/api/login/verify") { request, _ in try await loginVerify(request) }
+    }
+
+    /// With a session: options to add a passkey to this account. Without: options for a new account.
+    func registrationOptions(_ request: Request) async throws -> Response {
+        let body = try await RequestBody.read(request).map { try RequestBody.decode(RegistrationOptionsRequest.self, from: $0) }
+        if let caller = try await authentication.caller(of: request) {
+            let options = try await ceremonies.addPasskeyOptions(accountId: caller.accountId, name: body?.name)
+            return try JSONResponse.make(.ok, OptionsResponse(publicKey: options))
+        }
+        guard let displayName = body?.displayName else {
+            throw APIError(.badRequest, "missing_field", "The field displayName is missing.")
+        }
+        return try JSONResponse.make(.ok, OptionsResponse(publicKey: try await ceremonies.registrationOptions(displayName: displayName)))
+    }
+
+    func registrationVerify(_ request: Request) async throws -> Response {
+        let body = try await RequestBody.decode(RegistrationVerifyRequest.self, from: request)
+        let caller = try await authentication.caller(of: request)
+        switch try await ceremonies.verifyRegistration(body.credential, sessionAccountId: caller?.accountId) {
+        case .newAccount(let token, let account):
+            return try sessionResponse(.created, token: token, account: account)
+        case .addedPasskey(let credential):
+            return try JSONResponse.make(.created, PasskeyResponse(passkey: PasskeyJSON(credential)))
+        }
+    }
+
+    func loginOptions(_ request: Request) async throws -> Response {
+        try JSONResponse.make(.ok, OptionsResponse(publicKey: try await ceremonies.loginOptions()))
+    }
+
+    func loginVerify(_ request: Request) async throws -> Response {
+        let body = try await RequestBody.decode(LoginVerifyRequest.self, from: request)
+        let (token, account) = try await ceremonies.verifyLogin(body.credential)
+        return try sessionResponse(.ok, token: token, account: account)
+    }
+
+    private func sessionResponse(_ status: HTTPResponse.Status, token: SessionToken, account: AccountRecord) throws -> Response {
+        let cookie = SessionCookie.set(token, maxAge: Int(configuration.sessionTTL), secure: configuration.secureCookies)
+        return try JSONResponse.make(status, SessionResponse(token: token.value, account: AccountJSON(account)), headers: [.setCookie: cookie])
+    }
+}

@@ -1,0 +1,43 @@
+import Hummingbird
+import Logging
+
+/// Turns every error into the API's JSON error shape, and logs each request (method, path, status,
+/// duration — never headers, bodies, tokens or challenges). Unknown errors become a 500 whose body says
+/// nothing about the cause; the cause goes to the log.
+struct ErrorAndLogMiddleware: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as APIError {
+            response = try error.response(from: request, context: context)
+        } catch let error as HTTPError {
+            response = try Self.apiError(for: error).response(from: request, context: context)
+        } catch {
+            context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))", "detail": "\(error)"])
+            response = try APIError(.internalError, "internal_error", "The server could not complete this request.").response(from: request, context: context)
+        }
+        let elapsed = ContinuousClock.now - start
+        context.logger.info("request", metadata: [
+            "method": "\(request.method.rawValue)", "path": "\(request.uri.path)", "status": "\(response.status.code)",
+            "duration_ms": "\(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)",
+        ])
+        return response
+    }
+
+    static func apiError(for error: HTTPError) -> APIError {
+        switch error.status {
+        case .notFound: APIError(.notFound, "not_found", "There is nothing at this path.")
+        case .methodNotAllowed: APIError(.methodNotAllowed, "method_not_allowed", "This path does not take this method.")
+        case .contentTooLarge: APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+        case .badRequest: APIError(.badRequest, "bad_request", "The request is malformed.")
+        default:
+            error.status.code >= 500
+                ? APIError(.internalError, "internal_error", "The server could not complete this request.")
+                : APIError(.badRequest, "bad_request", "The request was refused (\(error.status.code)).")
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import Hummingbird
+
+/// JSON responses in the API's one style: camelCase members, ISO 8601 dates, sorted keys.
+enum JSONResponse {
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    static func make(_ status: HTTPResponse.Status, _ value: some Encodable, headers: HTTPFields = [:]) throws -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        fields[.cacheControl] = "no-store"
+        let data = try encoder.encode(value)
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    static func empty(_ status: HTTPResponse.Status = .noContent, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.cacheControl] = "no-store"
+        return Response(status: status, headers: fields)
+    }
+}
+
+/// The body of every error response: `{"error": {"code", "message"}}`.
+struct ErrorBody: Encodable {
+    struct Detail: Encodable {
+        let code: String
+        let message: String
+    }
+
+    let error: Detail
+}
+
+extension APIError: HTTPResponseError {
+    var status: HTTPResponse.Status {
+        switch kind {
+        case .badRequest: .badRequest
+        case .unauthorized: .unauthorized
+        case .forbidden: .forbidden
+        case .notFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
+        case .conflict: .conflict
+        case .tooLarge: .contentTooLarge
+        case .invalidField: .unprocessableContent
+        case .internalError: .internalServerError
+        }
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        try JSONResponse.make(status, ErrorBody(error: .init(code: code, message: message)))
+    }
+}

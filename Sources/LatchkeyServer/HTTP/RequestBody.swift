@@ -1,0 +1,48 @@
+import Foundation
+import Hummingbird
+
+/// Reading a JSON request body: at most 64 KiB, `application/json`, and every shape error reported as a
+/// 400 that names the member (a rule broken by a well-formed value is the caller's 422).
+enum RequestBody {
+    static let limit = 64 * 1024
+
+    private static let decoder = JSONDecoder()
+
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        guard let data = try await read(request) else {
+            throw APIError(.badRequest, "missing_body", "This request needs a JSON body.")
+        }
+        return try decode(type, from: data)
+    }
+
+    /// The body, or nil when there is none (an optional body).
+    static func read(_ request: Request) async throws -> Data? {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+        }
+        guard buffer.readableBytes > 0 else { return nil }
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        guard contentType.hasPrefix("application/json") else {
+            throw APIError(.badRequest, "unsupported_content_type", "Send the body as Content-Type: application/json.")
+        }
+        return Data(buffer: buffer)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        do {
+            return try decoder.decode(T.self, from: data)
+        } catch let DecodingError.keyNotFound(key, context) {
+            let path = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+            throw APIError(.badRequest, "missing_field", "The field \(path) is missing.")
+        } catch let DecodingError.typeMismatch(_, context) {
+            throw APIError(.badRequest, "invalid_type", "The field \(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type.")
+        } catch let DecodingError.valueNotFound(_, context) {
+            throw APIError(.badRequest, "invalid_type", "The field \(context.codingPath.map(\.stringValue).joined(separator: ".")) must not be null.")
+        } catch {
+            throw APIError(.badRequest, "malformed_json", "The body is not valid JSON.")
+        }
+    }
+}

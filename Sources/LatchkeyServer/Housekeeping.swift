@@ -1,0 +1,28 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Removes expired ceremonies and sessions once a minute, and closes the database when the server stops
+/// (after in-flight requests have finished).
+struct Housekeeping: Service {
+    let store: Store
+    let connections: DatabaseConnections
+    let logger: Logger
+    var interval: Duration = .seconds(60)
+
+    func run() async throws {
+        // Runs until graceful shutdown begins (or the task is cancelled), then closes the pool.
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await store.purgeExpiredCeremonies(now: Date())
+                    try await store.purgeExpiredSessions(now: Date())
+                } catch {
+                    logger.warning("housekeeping failed", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: interval)
+            }
+        }
+        try await connections.shutdown()
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import Logging
+import WebAuthn
+
+/// The two ceremonies of DESIGN §1 — registration (a new account, or another passkey for one) and
+/// login — from options to a verified credential and a session.
+///
+/// The challenge is the ceremony's handle: it is stored when options are issued and consumed by one
+/// atomic statement when the response comes back, so it works once, on any instance, within its lifetime.
+struct CeremonyService: Sendable {
+    let store: Store
+    let configuration: ServerConfiguration
+    let sessions: SessionService
+    let metrics = CeremonyMetrics()
+    let now: @Sendable () -> Date
+
+    private var relyingParty: RelyingParty { configuration.relyingParty }
+
+    /// Latchkey's algorithm preference (issue 5): ES256, EdDSA, ES384, RS256, PS256.
+    static let offeredAlgorithms: [COSEAlgorithm] = [.es256, .edDSA, .es384, .rs256, .ps256]
+
+    // MARK: Registration
+
+    func registrationOptions(displayName: String) async throws -> PublicKeyCredentialCreationOptionsJSON {
+        let name = try InputRules.displayName(displayName)
+        let userHandle = RandomBytes.make(64)
+        let challenge = RandomBytes.make(32)
+        try await store.insertCeremony(CeremonyRecord(
+            challenge: challenge, kind: .registration, accountId: nil, userHandle: userHandle, displayName: name,
+            expiresAt: now() + configuration.ceremonyTTL))
+        metrics.started(.registration)
+        return creationOptions(challenge: challenge, userHandle: userHandle, userName: name, displayName: name, exclude: [])
+    }
+
+    func addPasskeyOptions(accountId: String, name: String?) async throws -> PublicKeyCredentialCreationOptionsJSON {
+        guard let account = try await store.account(id: accountId) else { throw APIError.notAuthenticated }
+        let existing = try await store.credentials(accountId: accountId)
+        let passkeyName = try name.map(InputRules.passkeyName) ?? "Passkey \(existing.count + 1)"
+        let challenge = RandomBytes.make(32)
+        try await store.insertCeremony(CeremonyRecord(
+            challenge: challenge, kind: .addPasskey, accountId: accountId, userHandle: account.userHandle,
+            displayName: passkeyName, expiresAt: now() + configuration.ceremonyTTL))
+        metrics.started(.addPasskey)
+        return creationOptions(
+            challenge: challenge, userHandle: account.userHandle, userName: account.displayName, displayName: account.displayName,
+            exclude: existing.map { CredentialDescriptorJSON(id: Base64URL.encode($0.id), transports: $0.transports.isEmpty ? nil : $0.transports) })
+    }
+
+    private func creationOptions(
+        challenge: [UInt8], userHandle: [UInt8], userName: String, displayName: String, exclude: [CredentialDescriptorJSON]
+    ) -> PublicKeyCredentialCreationOptionsJSON {
+        PublicKeyCredentialCreationOptionsJSON(
+            rp: RelyingPartyEntityJSON(id: configuration.rpId, name: configuration.rpName),
+            user: UserEntityJSON(id: Base64URL.encode(userHandle), name: userName, displayName: displayName),
+            challenge: Base64URL.encode(challenge),
+            pubKeyCredParams: Self.offeredAlgorithms.map { CredentialParametersJSON(alg: $0.rawValue) },
+            timeout: Int(configuration.ceremonyTTL * 1000), excludeCredentials: exclude,
+            authenticatorSelection: AuthenticatorSelectionJSON(
+                residentKey: "required", requireResidentKey: true, userVerification: configuration.userVerification.rawValue),
+            attestation: configuration.attestation.rawValue, extensions: ExtensionInputsJSON(credProps: true))
+    }
+
+    enum RegistrationOutcome: Sendable {
+        case newAccount(token: SessionToken, account: AccountRecord)
+        case addedPasskey(CredentialRecord)
+    }
+
+    /// Verifies a registration response. `sessionAccountId` is the caller's account when it presented a
+    /// token: adding a passkey needs the same account that asked for the options.
+    func verifyRegistration(_ credential: RegistrationResponseJSON, sessionAccountId: String?) async throws -> RegistrationOutcome {
+        let challenge = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .registration)
+        guard let ceremony = try await store.consumeCeremony(challenge: challenge, now: now()), ceremony.kind != .login else {
+            metrics.failed(.registration, reason: APIError.unknownChallenge.code)
+            throw APIError.unknownChallenge
+        }
+        let kind: CeremonyMetrics.Ceremony = ceremony.kind == .addPasskey ? .addPasskey : .registration
+        if ceremony.kind == .addPasskey, ceremony.accountId != sessionAccountId {
+            metrics.failed(kind, reason: "wrong_account")
+            throw APIError(.forbidden, "wrong_account", "This passkey ceremony was started by another session.")
+        }
+        let result: RegistrationResult
+        do {
+            result = try await RegistrationVerifier(relyingParty: relyingParty).verify(
+                credential, expectedChallenge: challenge, allowedAlgorithms: Self.offeredAlgorithms)
+        } catch {
+            metrics.failed(kind, reason: error.code)
+            throw APIError(.unauthorized, error.code, error.message)
+        }
+        let created = now()
+        var record = CredentialRecord(
+            id: result.credentialId, accountId: ceremony.accountId ?? UUID().uuidString.lowercased(), publicKey: result.publicKey,
+            algorithm: result.publicKeyAlgorithm.rawValue, signCount: result.signCount, transports: result.transports,
+            aaguid: result.aaguid, attestationFormat: result.attestationFormat, backupEligible: result.backupEligible,
+            backupState: result.backupState, uvInitialized: result.userVerified,
+            name: String((ceremony.displayName ?? "Passkey").prefix(64)), createdAt: created, lastUsedAt: nil)
+        do {
+            switch ceremony.kind {
+            case .addPasskey:
+                try await store.addCredential(record)
+                metrics.succeeded(kind)
+                return .addedPasskey(record)
+            default:
+                guard let userHandle = ceremony.userHandle, let displayName = ceremony.displayName else {
+                    throw APIError.unknownChallenge
+                }
+                let account = AccountRecord(
+                    id: record.accountId, userHandle: userHandle, displayName: displayName, credo: "", createdAt: created, updatedAt: created)
+                record.name = String(displayName.prefix(64))
+                try await store.createAccount(account, credential: record)
+                let token = try await sessions.create(accountId: account.id)
+                metrics.succeeded(kind)
+                return .newAccount(token: token, account: account)
+            }
+        } catch Store.Failure.duplicate {
+            // §7.1 step 27: a credential id may be registered only once.
+            metrics.failed(kind, reason: "credential_exists")
+            throw APIError(.conflict, "credential_exists", "This passkey is already registered.")
+        }
+    }
+
+    // MARK: Login
+
+    func loginOptions() async throws -> PublicKeyCredentialRequestOptionsJSON {
+        let challenge = RandomBytes.make(32)
+        try await store.insertCeremony(CeremonyRecord(
+            challenge: challenge, kind: .login, accountId: nil, userHandle: nil, displayName: nil,
+            expiresAt: now() + configuration.ceremonyTTL))
+        metrics.started(.login)
+        // Discoverable login: an empty allowCredentials tells no caller which credential ids exist.
+        return PublicKeyCredentialRequestOptionsJSON(
+            challenge: Base64URL.encode(challenge), timeout: Int(configuration.ceremonyTTL * 1000), rpId: configuration.rpId,
+            allowCredentials: [], userVerification: configuration.userVerification.rawValue)
+    }
+
+    func verifyLogin(_ credential: AuthenticationResponseJSON) async throws -> (token: SessionToken, account: AccountRecord) {
+        let challenge = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
+        guard let ceremony = try await store.consumeCeremony(challenge: challenge, now: now()), ceremony.kind == .login else {
+            metrics.failed(.login, reason: APIError.unknownChallenge.code)
+            throw APIError.unknownChallenge
+        }
+        guard let credentialId = Base64URL.decode(credential.rawId), !credentialId.isEmpty else {
+            metrics.failed(.login, reason: "malformed_credential")
+            throw APIError(.unauthorized, "malformed_credential", "§7.2 step 3: credential member rawId is malformed: not base64url")
+        }
+        guard let record = try await store.credential(id: credentialId), let account = try await store.account(id: record.accountId) else {
+            metrics.failed(.login, reason: APIError.unknownCredential.code)
+            throw APIError.unknownCredential
+        }
+        let result: AuthenticationResult
+        do {
+            let stored = try StoredCredential(
+                id: record.id, publicKeyCOSE: record.publicKey, signCount: record.signCount,
+                backupEligible: record.backupEligible, userHandle: account.userHandle)
+            result = try AuthenticationVerifier(relyingParty: relyingParty).verify(
+                credential, expectedChallenge: challenge, storedCredential: stored)
+        } catch {
+            metrics.failed(.login, reason: error.code)
+            throw APIError(.unauthorized, error.code, error.message)
+        }
+        guard try await store.recordLogin(
+            credentialId: record.id, previousSignCount: record.signCount, signCount: result.signCount,
+            backupState: result.backupState, userVerified: result.userVerified, at: now())
+        else {
+            // Another login with this credential moved the counter in the meantime: treat as a clone.
+            metrics.failed(.login, reason: "sign_count_regression")
+            throw APIError(.unauthorized, "sign_count_regression", "§7.2 step 23: the signature counter changed during this login; possible cloned authenticator.")
+        }
+        let token = try await sessions.create(accountId: account.id)
+        metrics.succeeded(.login)
+        return (token, account)
+    }
+
+    /// The challenge inside clientDataJSON: how the pending ceremony is found.
+    private static func challenge(in clientDataJSON: String, ceremony: Ceremony) throws -> [UInt8] {
+        do {
+            guard let bytes = Base64URL.decode(clientDataJSON) else {
+                throw WebAuthnError(.malformedCredential(field: "response.clientDataJSON", reason: "not base64url"), in: ceremony)
+            }
+            let clientData = try CollectedClientData(bytes: bytes)
+            guard let challenge = Base64URL.decode(clientData.challenge), !challenge.isEmpty else {
+                throw WebAuthnError(.challengeMismatch, in: ceremony)
+            }
+            return challenge
+        } catch let error as WebAuthnError {
+            let located = error.ceremony == nil ? WebAuthnError(error.rule, in: ceremony) : error
+            throw APIError(.unauthorized, located.code, located.message)
+        }
+    }
+}

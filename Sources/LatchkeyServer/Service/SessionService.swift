@@ -1,0 +1,24 @@
+import Foundation
+
+/// Sessions: issuing tokens, finding the account behind one, revoking it.
+struct SessionService: Sendable {
+    let store: Store
+    let ttl: TimeInterval
+    let now: @Sendable () -> Date
+
+    func create(accountId: String) async throws -> SessionToken {
+        let token = SessionToken.generate()
+        let created = now()
+        try await store.insertSession(tokenHash: token.hash, accountId: accountId, createdAt: created, expiresAt: created + ttl)
+        return token
+    }
+
+    /// The account id of a valid, unexpired token; nil otherwise.
+    func accountId(for token: String) async throws -> String? {
+        try await store.sessionAccount(tokenHash: SessionToken.hash(of: token), now: now())
+    }
+
+    func revoke(_ token: String) async throws {
+        try await store.deleteSession(tokenHash: SessionToken.hash(of: token))
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresKit
+import SQLKit
+import SQLiteKit
+
+/// The SQL dialect differences the schema has to know about. Everything else is plain SQL both accept.
+enum SQLFlavor: Sendable {
+    case sqlite
+    case postgres
+
+    var bytesType: String { self == .sqlite ? "BLOB" : "BYTEA" }
+}
+
+/// A pool of connections to one database, SQLite or PostgreSQL, behind one async interface: borrow a
+/// connection for a unit of work, or for a transaction.
+final class DatabaseConnections: Sendable {
+    let flavor: SQLFlavor
+    private let borrow: @Sendable () async throws -> (database: any SQLDatabase, release: @Sendable () -> Void)
+    private let close: @Sendable () async throws -> Void
+
+    private init(
+        flavor: SQLFlavor,
+        borrow: @escaping @Sendable () async throws -> (database: any SQLDatabase, release: @Sendable () -> Void),
+        close: @escaping @Sendable () async throws -> Void
+    ) {
+        self.flavor = flavor
+        self.borrow = borrow
+        self.close = close
+    }
+
+    static func open(_ location: DatabaseLocation, logger: Logger) throws -> DatabaseConnections {
+        switch location {
+        case .sqlite(let path):
+            return sqlite(.file(path: path), logger: logger)
+        case .sqliteMemory:
+            return sqlite(.memory(identifier: UUID().uuidString), logger: logger)
+        case .postgres(let url):
+            let configuration = try SQLPostgresConfiguration(url: url)
+            let box = SendablePool(EventLoopGroupConnectionPool(
+                source: PostgresConnectionSource(sqlConfiguration: configuration), maxConnectionsPerEventLoop: 4,
+                logger: logger, on: MultiThreadedEventLoopGroup.singleton))
+            return DatabaseConnections(
+                flavor: .postgres,
+                borrow: {
+                    let connection = try await box.pool.requestConnection().get()
+                    return (connection.sql(queryLogLevel: nil), { box.pool.releaseConnection(connection) })
+                },
+                close: { try await box.pool.shutdownAsync() })
+        }
+    }
+
+    /// SQLite allows one writer at a time, so one connection per event loop is enough; WAL lets readers
+    /// proceed during a write, and a busy timeout makes a second writer wait instead of failing.
+    private static func sqlite(_ storage: SQLiteConfiguration.Storage, logger: Logger) -> DatabaseConnections {
+        let box = SendablePool(EventLoopGroupConnectionPool(
+            source: SQLiteConnectionSource(configuration: SQLiteConfiguration(storage: storage, enableForeignKeys: true)),
+            maxConnectionsPerEventLoop: 1, logger: logger, on: MultiThreadedEventLoopGroup.singleton))
+        let prepared = PreparedConnections()
+        return DatabaseConnections(
+            flavor: .sqlite,
+            borrow: {
+                let connection = try await box.pool.requestConnection().get()
+                let database = connection.sql(queryLogLevel: nil)
+                if prepared.firstUse(of: ObjectIdentifier(connection)) {
+                    do {
+                        try await database.raw("PRAGMA journal_mode = WAL").run()
+                        try await database.raw("PRAGMA busy_timeout = 10000").run()
+                        try await database.raw("PRAGMA synchronous = NORMAL").run()
+                    } catch {
+                        box.pool.releaseConnection(connection)
+                        throw error
+                    }
+                }
+                return (database, { box.pool.releaseConnection(connection) })
+            },
+            close: { try await box.pool.shutdownAsync() })
+    }
+
+    /// Runs `body` on one borrowed connection.
+    func withConnection<R: Sendable>(_ body: (any SQLDatabase) async throws -> R) async throws -> R {
+        let (database, release) = try await borrow()
+        defer { release() }
+        return try await body(database)
+    }
+
+    /// Runs `body` in a transaction on one connection: committed when it returns, rolled back when it throws.
+    /// SQLite takes the write lock up front (`BEGIN IMMEDIATE`) so that two writers never deadlock on upgrade.
+    func transaction<R: Sendable>(_ body: (any SQLDatabase) async throws -> R) async throws -> R {
+        try await withConnection { database in
+            try await database.raw(flavor == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
+            do {
+                let result = try await body(database)
+                try await database.raw("COMMIT").run()
+                return result
+            } catch {
+                try? await database.raw("ROLLBACK").run()
+                throw error
+            }
+        }
+    }
+
+    func shutdown() async throws {
+        try await close()
+    }
+}
+
+/// AsyncKit's pool guards its state with its own lock but does not declare `Sendable`; this says so.
+private struct SendablePool<Source: ConnectionPoolSource>: @unchecked Sendable {
+    let pool: EventLoopGroupConnectionPool<Source>
+    init(_ pool: EventLoopGroupConnectionPool<Source>) { self.pool = pool }
+}
+
+/// Remembers which SQLite connections already had their pragmas set.
+private final class PreparedConnections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: Set<ObjectIdentifier> = []
+
+    func firstUse(of connection: ObjectIdentifier) -> Bool {
+        lock.withLock { seen.insert(connection).inserted }
+    }
+}

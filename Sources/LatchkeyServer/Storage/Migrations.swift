@@ -1,0 +1,97 @@
+import Foundation
+import SQLKit
+
+/// Versioned schema migrations, run at start-up on SQLite and PostgreSQL alike. Each version is applied
+/// once, in order, inside a transaction, and recorded in `schema_migrations`; a database written by an
+/// older Latchkey opens in a newer one, which applies only the versions it lacks.
+enum Migrations {
+    struct Migration: Sendable {
+        let version: Int
+        let statements: @Sendable (SQLFlavor) -> [String]
+    }
+
+    static let all: [Migration] = [
+        Migration(version: 1) { flavor in
+            let bytes = flavor.bytesType
+            return [
+                """
+                CREATE TABLE accounts (
+                    id TEXT PRIMARY KEY,
+                    user_handle \(bytes) NOT NULL UNIQUE,
+                    display_name TEXT NOT NULL,
+                    credo TEXT NOT NULL DEFAULT '',
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE credentials (
+                    id \(bytes) PRIMARY KEY,
+                    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    public_key \(bytes) NOT NULL,
+                    algorithm INTEGER NOT NULL,
+                    sign_count BIGINT NOT NULL,
+                    transports TEXT NOT NULL,
+                    aaguid \(bytes) NOT NULL,
+                    attestation_format TEXT NOT NULL,
+                    backup_eligible INTEGER NOT NULL,
+                    backup_state INTEGER NOT NULL,
+                    uv_initialized INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    last_used_at BIGINT)
+                """,
+                "CREATE INDEX credentials_by_account ON credentials (account_id)",
+                """
+                CREATE TABLE ceremonies (
+                    challenge \(bytes) PRIMARY KEY,
+                    kind TEXT NOT NULL,
+                    account_id TEXT REFERENCES accounts(id) ON DELETE CASCADE,
+                    user_handle \(bytes),
+                    display_name TEXT,
+                    expires_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX ceremonies_by_expiry ON ceremonies (expires_at)",
+                """
+                CREATE TABLE sessions (
+                    token_hash \(bytes) PRIMARY KEY,
+                    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX sessions_by_account ON sessions (account_id)",
+            ]
+        },
+    ]
+
+    /// The newest schema version this build knows.
+    static var latestVersion: Int { all.map(\.version).max() ?? 0 }
+
+    static func run(on connections: DatabaseConnections) async throws {
+        try await connections.withConnection { database in
+            try await database.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)").run()
+        }
+        for migration in all {
+            try await connections.transaction { database in
+                // Checked inside the transaction (PostgreSQL: under an advisory lock), so two instances
+                // starting together apply each version once.
+                if connections.flavor == .postgres {
+                    try await database.raw("SELECT pg_advisory_xact_lock(\(bind: Int64(0x4c61_7463))) AS locked").run()
+                }
+                let applied = try await database.raw("SELECT version FROM schema_migrations WHERE version = \(bind: migration.version)").first()
+                guard applied == nil else { return }
+                for statement in migration.statements(connections.flavor) {
+                    try await database.raw(SQLQueryString(statement)).run()
+                }
+                try await database.raw(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: Timestamp.now()))").run()
+            }
+        }
+    }
+}
+
+/// Times are stored as milliseconds since 1970 in BIGINT columns: the same on both databases.
+enum Timestamp {
+    static func now() -> Int64 { milliseconds(Date()) }
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+}

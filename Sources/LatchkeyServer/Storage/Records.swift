@@ -1,0 +1,46 @@
+import Foundation
+
+/// An account row (DESIGN §4).
+struct AccountRecord: Sendable, Equatable {
+    let id: String
+    let userHandle: [UInt8]
+    var displayName: String
+    var credo: String
+    let createdAt: Date
+    var updatedAt: Date
+}
+
+/// A credential row: what §7.1 step 28 stores and §7.2 reads and updates.
+struct CredentialRecord: Sendable, Equatable {
+    let id: [UInt8]
+    let accountId: String
+    let publicKey: [UInt8]
+    let algorithm: Int
+    var signCount: UInt32
+    let transports: [String]
+    let aaguid: [UInt8]
+    let attestationFormat: String
+    let backupEligible: Bool
+    var backupState: Bool
+    var uvInitialized: Bool
+    var name: String
+    let createdAt: Date
+    var lastUsedAt: Date?
+}
+
+/// A pending ceremony, found by its challenge.
+struct CeremonyRecord: Sendable, Equatable {
+    enum Kind: String, Sendable {
+        case registration
+        case login
+        case addPasskey = "add_passkey"
+    }
+
+    let challenge: [UInt8]
+    let kind: Kind
+    let accountId: String?
+    let userHandle: [UInt8]?
+    /// The new account's display name (registration) or the new passkey's name (add_passkey).
+    let displayName: String?
+    let expiresAt: Date
+}

@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import LatchkeyServer
+import Logging
+import WebAuthn
+
+/// `latchkey serve`: the passkey server. Every flag can also come from an environment variable; a flag
+/// wins over the variable, the variable over the default.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the passkey API (and, with no flags, use ./latchkey.sqlite on http://localhost:8080).",
+        discussion: """
+            Environment: LATCHKEY_HOST, LATCHKEY_PORT, LATCHKEY_RP_ID, LATCHKEY_RP_NAME, LATCHKEY_ORIGIN (comma-separated), \
+            LATCHKEY_DATABASE, LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
+            LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated).
+            """
+    )
+
+    @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
+    @Option(help: "Port to listen on (default 8080).") var port: Int?
+    @Option(name: .customLong("rp-id"), help: "The relying party ID, a domain (default localhost).") var rpId: String?
+    @Option(name: .customLong("rp-name"), help: "The name shown by authenticators (default Latchkey).") var rpName: String?
+    @Option(help: "An origin allowed to use the passkeys; repeat for several (default http://localhost:PORT).") var origin: [String] = []
+    @Option(help: "sqlite:PATH (default sqlite:latchkey.sqlite) or postgres://user@host:port/database.") var database: String?
+    @Option(name: .customLong("session-ttl"), help: "Session lifetime in seconds (default 86400).") var sessionTTL: Int?
+    @Option(name: .customLong("challenge-ttl"), help: "Challenge lifetime in seconds (default 300).") var challengeTTL: Int?
+    @Option(name: .customLong("user-verification"), help: "required (default) or preferred.") var userVerification: String?
+    @Option(help: "none (default) or direct.") var attestation: String?
+    @Option(name: .customLong("apple-app-id"), help: "TEAMID.bundle.id allowed to use these passkeys; repeatable.") var appleAppId: [String] = []
+
+    func run() async throws {
+        let configuration: ServerConfiguration
+        switch loadConfiguration() {
+        case .success(let loaded):
+            configuration = loaded
+        case .failure(let invalid):
+            Output.printError("latchkey serve: \(Self.sentence(invalid.description))")
+            throw ExitCode(2)
+        }
+        var logger = Logger(label: "latchkey")
+        logger.logLevel = .info
+        let latchkey: LatchkeyApplication
+        do {
+            latchkey = try await buildApplication(configuration: configuration, logger: logger)
+        } catch let invalid as ServerConfiguration.Invalid {
+            Output.printError("latchkey serve: \(Self.sentence(invalid.description))")
+            throw ExitCode(2)
+        }
+        logger.info("serving", metadata: [
+            "address": "http://\(configuration.host):\(configuration.port)", "rp_id": "\(configuration.rpId)",
+            "origins": "\(configuration.origins.joined(separator: ","))", "database": "\(configuration.database)",
+        ])
+        do {
+            try await latchkey.application.runService()
+        } catch {
+            let text = "\(error)"
+            if text.contains("Address already in use") || text.contains("EADDRINUSE") || text.contains("errno: 98") {
+                Output.printError("latchkey serve: \(configuration.host):\(configuration.port) is already in use; choose another --port.")
+            } else {
+                Output.printError("latchkey serve: the server stopped: \(text).")
+            }
+            throw ExitCode(2)
+        }
+    }
+
+    private func loadConfiguration() -> Result<ServerConfiguration, ServerConfiguration.Invalid> {
+        Result { () throws(ServerConfiguration.Invalid) -> ServerConfiguration in
+            let configuration = try resolve(environment: ProcessInfo.processInfo.environment)
+            try configuration.validate()
+            return configuration
+        }
+    }
+
+    func resolve(environment env: [String: String]) throws(ServerConfiguration.Invalid) -> ServerConfiguration {
+        func list(_ name: String) -> [String] {
+            (env[name] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        func integer(_ flag: Int?, _ name: String) throws(ServerConfiguration.Invalid) -> Int? {
+            if let flag { return flag }
+            guard let text = env[name], !text.isEmpty else { return nil }
+            guard let value = Int(text) else { throw .init(description: "\(name) must be a whole number, not \"\(text)\"") }
+            return value
+        }
+        var c = ServerConfiguration()
+        c.host = host ?? env["LATCHKEY_HOST"] ?? c.host
+        c.port = try integer(port, "LATCHKEY_PORT") ?? c.port
+        c.rpId = rpId ?? env["LATCHKEY_RP_ID"] ?? c.rpId
+        c.rpName = rpName ?? env["LATCHKEY_RP_NAME"] ?? c.rpName
+        let origins = origin.isEmpty ? list("LATCHKEY_ORIGIN") : origin
+        c.origins = origins.isEmpty ? ["http://localhost:\(c.port)"] : origins
+        if let text = database ?? env["LATCHKEY_DATABASE"] { c.database = try DatabaseLocation(parsing: text) }
+        if let seconds = try integer(sessionTTL, "LATCHKEY_SESSION_TTL") { c.sessionTTL = TimeInterval(seconds) }
+        if let seconds = try integer(challengeTTL, "LATCHKEY_CHALLENGE_TTL") { c.ceremonyTTL = TimeInterval(seconds) }
+        if let text = userVerification ?? env["LATCHKEY_USER_VERIFICATION"] {
+            guard text == "required" || text == "preferred", let policy = RelyingParty.UserVerificationPolicy(rawValue: text) else {
+                throw .init(description: "--user-verification must be required or preferred, not \"\(text)\"")
+            }
+            c.userVerification = policy
+        }
+        if let text = attestation ?? env["LATCHKEY_ATTESTATION"] {
+            guard let preference = ServerConfiguration.AttestationPreference(rawValue: text) else {
+                throw .init(description: "--attestation must be none or direct, not \"\(text)\"")
+            }
+            c.attestation = preference
+        }
+        c.appleAppIds = appleAppId.isEmpty ? list("LATCHKEY_APPLE_APP_ID") : appleAppId
+        return c
+    }
+
+    static func sentence(_ text: String) -> String {
+        let capitalized = text.prefix(1).uppercased() + text.dropFirst()
+        return capitalized.hasSuffix(".") ? capitalized : capitalized + "."
+    }
+}
