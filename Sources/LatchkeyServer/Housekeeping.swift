@@ -17,6 +17,8 @@ struct Housekeeping: Service {
                 do {
                     try await store.purgeExpiredCeremonies(now: Date())
                     try await store.purgeExpiredSessions(now: Date())
+                } catch is CancellationError {
+                    break
                 } catch {
                     logger.warning("housekeeping failed", metadata: ["error": "\(error)"])
                 }

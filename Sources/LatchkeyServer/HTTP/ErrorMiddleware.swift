@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 import Logging
 
 /// Turns every error into the API's JSON error shape, and logs each request (method, path, status,
@@ -16,6 +17,8 @@ struct ErrorAndLogMiddleware: RouterMiddleware {
             response = try error.response(from: request, context: context)
         } catch let error as HTTPError {
             response = try Self.apiError(for: error).response(from: request, context: context)
+        } catch is NIOTooManyBytesError {
+            response = try APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.").response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))", "detail": "\(error)"])
             response = try APIError(.internalError, "internal_error", "The server could not complete this request.").response(from: request, context: context)

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 
 /// Reading a JSON request body: at most 64 KiB, `application/json`, and every shape error reported as a
 /// 400 that names the member (a rule broken by a well-formed value is the caller's 422).
@@ -21,6 +22,8 @@ enum RequestBody {
         do {
             buffer = try await request.body.collect(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+        } catch is NIOTooManyBytesError {
             throw APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
         }
         guard buffer.readableBytes > 0 else { return nil }

@@ -1,0 +1,192 @@
+import Foundation
+import SoftAuthenticator
+import Testing
+import WebAuthn
+@testable import LatchkeyServer
+
+/// Every PassKeysDemo weakness in ../shared/PRIOR-ART.md, shown fixed.
+@Suite("PassKeysDemo weaknesses, fixed")
+struct PriorArtWeaknessTests {
+    @Test("1: tokens are stored only as hashes")
+    func tokensHashed() async throws {
+        let latchkey = try await buildApplication(configuration: TestServer.configuration())
+        try await latchkey.application.test(.router) { client in
+            let api = APIClient(client: client)
+            let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
+            let stored = try await latchkey.store.connections.withConnection { db in
+                try await db.raw("SELECT token_hash FROM sessions").all().map { Array(try $0.decode(column: "token_hash", as: Data.self)) }
+            }
+            #expect(stored.count == 1)
+            #expect(stored.first == SessionToken.hash(of: session.token))
+            #expect(stored.first != Array(session.token.utf8))
+        }
+    }
+
+    @Test("2: no anonymous caller learns credential ids: login options carry an empty allowCredentials")
+    func noEnumeration() async throws {
+        try await TestServer.run { api in
+            _ = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
+            let options = try api.requestOptions(try await api.send(.post, "/api/login/options"))
+            #expect(options.allowCredentials?.isEmpty ?? true)
+            #expect(try await api.send(.get, "/api/account/passkeys").status == .unauthorized)
+        }
+    }
+
+    @Test("3: a garbage assertion naming someone's credential does not log them out")
+    func noForcedLogout() async throws {
+        try await TestServer.run { api in
+            let victim = SoftAuthenticator(store: InMemoryCredentialStore())
+            let session = try await api.register("Victim", with: victim)
+            var forged = try await api.loginResponse(with: victim)
+            forged.response.signature = Base64URL.encode([UInt8](repeating: 0x30, count: 70))
+            let reply = try await api.send(.post, "/api/login/verify", json: ["credential": forged])
+            #expect(reply.status == .unauthorized)
+            #expect(reply.errorCode == "signature_invalid")
+            #expect(try await api.send(.get, "/api/account", token: session.token).status == .ok)
+        }
+    }
+
+    @Test("4: a replayed login response is refused, even with sign count 0")
+    func noReplay() async throws {
+        try await TestServer.run { api in
+            let phone = SoftAuthenticator(store: InMemoryCredentialStore()) // synced: counter stays 0
+            _ = try await api.register("Ada", with: phone)
+            let response = try await api.loginResponse(with: phone)
+            #expect(try await api.send(.post, "/api/login/verify", json: ["credential": response]).status == .ok)
+            let replay = try await api.send(.post, "/api/login/verify", json: ["credential": response])
+            #expect(replay.status == .unauthorized)
+            #expect(replay.errorCode == "unknown_challenge")
+        }
+    }
+
+    @Test("4: challenges expire")
+    func challengesExpire() async throws {
+        let clock = TestClock()
+        try await TestServer.run(now: { clock.now }) { api in
+            let phone = SoftAuthenticator(store: InMemoryCredentialStore())
+            _ = try await api.register("Ada", with: phone)
+            let response = try await api.loginResponse(with: phone)
+            clock.advance(by: 301)
+            let reply = try await api.send(.post, "/api/login/verify", json: ["credential": response])
+            #expect(reply.errorCode == "unknown_challenge")
+        }
+    }
+
+    @Test("6: sessions expire")
+    func sessionsExpire() async throws {
+        let clock = TestClock()
+        try await TestServer.run(TestServer.configuration { $0.sessionTTL = 60 }, now: { clock.now }) { api in
+            let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
+            #expect(try await api.send(.get, "/api/account", token: session.token).status == .ok)
+            clock.advance(by: 61)
+            #expect(try await api.send(.get, "/api/account", token: session.token).status == .unauthorized)
+        }
+    }
+
+    @Test("7: the Authorization header must be exactly `Bearer <token>`")
+    func strictBearer() async throws {
+        try await TestServer.run { api in
+            let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
+            for header in ["Bearer  \(session.token)", "Token \(session.token)", "xBearer \(session.token)", "Bearer \(session.token)x", "Bearer"] {
+                let reply = try await api.send(.get, "/api/account", headers: [.authorization: header])
+                #expect(reply.status == .unauthorized, "\(header)")
+            }
+            #expect(try await api.send(.get, "/api/account", headers: [.authorization: "bearer \(session.token)"]).status == .ok)
+        }
+    }
+
+    @Test("8: a response without user verification is refused")
+    func uvRequired() async throws {
+        try await TestServer.run { api in
+            let options = try api.creationOptions(try await api.send(.post, "/api/registration/options", object: ["displayName": "Ada"]))
+            #expect(options.authenticatorSelection?.userVerification == "required")
+            var relaxed = options
+            relaxed.authenticatorSelection?.userVerification = "discouraged"
+            let credential = try SoftAuthenticator(store: InMemoryCredentialStore()).makeCredential(relaxed, origin: TestServer.origin)
+            let reply = try await api.send(.post, "/api/registration/verify", json: ["credential": credential])
+            #expect(reply.status == .unauthorized)
+            #expect(reply.errorCode == "user_not_verified")
+        }
+    }
+
+    @Test("9: an origin that merely ends with the RP ID is refused")
+    func exactOrigin() async throws {
+        try await TestServer.run { api in
+            let options = try api.creationOptions(try await api.send(.post, "/api/registration/options", object: ["displayName": "Ada"]))
+            var forged = options
+            forged.rp.id = nil
+            let credential = try SoftAuthenticator(store: InMemoryCredentialStore()).makeCredential(forged, origin: "https://evil-example.com")
+            let reply = try await api.send(.post, "/api/registration/verify", json: ["credential": credential])
+            #expect(reply.status == .unauthorized)
+            #expect(reply.errorCode == "origin_not_allowed")
+        }
+    }
+
+    @Test("10: the sign count is stored and enforced")
+    func signCountStored() async throws {
+        try await TestServer.run { api in
+            let key = SoftAuthenticator(store: InMemoryCredentialStore(), backupStyle: .deviceBound)
+            let session = try await api.register("Ada", with: key)
+            let first = try await api.loginResponse(with: key) // counter 1
+            let second = try await api.loginResponse(with: key) // counter 2
+            #expect(try await api.send(.post, "/api/login/verify", json: ["credential": second]).status == .ok)
+            let older = try await api.send(.post, "/api/login/verify", json: ["credential": first])
+            #expect(older.errorCode == "sign_count_regression")
+            _ = session
+        }
+    }
+
+    @Test("11: empty and oversized display names are 422, not 500; writes are all-or-nothing", arguments: ["", "   ", String(repeating: "x", count: 256)])
+    func displayNameValidation(name: String) async throws {
+        try await TestServer.run { api in
+            let reply = try await api.send(.post, "/api/registration/options", object: ["displayName": name])
+            #expect(reply.status == .unprocessableContent)
+            #expect(reply.errorCode == "invalid_field")
+            let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
+            let update = try await api.send(.patch, "/api/account", object: ["displayName": name, "credo": "kept?"], token: session.token)
+            #expect(update.status == .unprocessableContent)
+            let account = try await api.send(.get, "/api/account", token: session.token)
+            #expect(account.json?["displayName"] as? String == "Ada")
+            #expect(account.json?["credo"] as? String == "", "a refused update changes nothing")
+        }
+    }
+
+    @Test("12: state never changes on GET")
+    func noStateChangeOnGet() async throws {
+        try await TestServer.run { api in
+            let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
+            for path in ["/api/logout", "/api/registration/options", "/api/login/options"] {
+                let reply = try await api.send(.get, path, token: session.token)
+                #expect(reply.status == .notFound || reply.status == .methodNotAllowed, "\(path)")
+            }
+            #expect(try await api.send(.get, "/api/account", token: session.token).status == .ok)
+        }
+    }
+
+    @Test("14: no new account while logged in: with a session, registration adds a passkey to this account")
+    func noCreateWhileLoggedIn() async throws {
+        try await TestServer.run { api in
+            let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
+            let options = try api.creationOptions(try await api.send(.post, "/api/registration/options", object: ["displayName": "Eve"], token: session.token))
+            #expect(options.user.displayName == "Ada")
+            let credential = try SoftAuthenticator(store: InMemoryCredentialStore()).makeCredential(options, origin: TestServer.origin)
+            let reply = try await api.send(.post, "/api/registration/verify", json: ["credential": credential], token: session.token)
+            #expect(reply.status == .created)
+            #expect(reply.json?["passkey"] != nil && reply.json?["token"] == nil)
+            // Finishing someone else's add-passkey ceremony without their session is refused.
+            let other = try api.creationOptions(try await api.send(.post, "/api/registration/options", token: session.token))
+            let stolen = try SoftAuthenticator(store: InMemoryCredentialStore()).makeCredential(other, origin: TestServer.origin)
+            let refused = try await api.send(.post, "/api/registration/verify", json: ["credential": stolen])
+            #expect(refused.status == .forbidden)
+            #expect(refused.errorCode == "wrong_account")
+        }
+    }
+}
+
+/// A clock tests move by hand.
+final class TestClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current = Date()
+    var now: Date { lock.withLock { current } }
+    func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+}
