@@ -38,7 +38,9 @@ final class DatabaseConnections: Sendable {
         case .sqliteMemory:
             return sqlite(.memory(identifier: UUID().uuidString), logger: logger)
         case .postgres(let url):
-            let configuration = try SQLPostgresConfiguration(url: url)
+            // libpq spells the scheme postgresql://; PostgresKit knows it as postgres://.
+            let normalized = url.hasPrefix("postgresql://") ? "postgres://" + url.dropFirst("postgresql://".count) : url
+            let configuration = try SQLPostgresConfiguration(url: normalized)
             let box = SendablePool(EventLoopGroupConnectionPool(
                 source: PostgresConnectionSource(sqlConfiguration: configuration), maxConnectionsPerEventLoop: 4,
                 logger: logger, on: MultiThreadedEventLoopGroup.singleton))

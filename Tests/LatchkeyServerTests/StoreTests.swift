@@ -1,0 +1,197 @@
+import Foundation
+import Logging
+import Testing
+@testable import LatchkeyServer
+
+/// Where the storage suite runs: SQLite always; PostgreSQL when scripts/test started one
+/// (`LATCHKEY_TEST_POSTGRES_URL`). When scripts/test promised one (`LATCHKEY_REQUIRE_POSTGRES=1`) and the
+/// URL is missing, `postgresIsProvided` fails the run instead of letting the PostgreSQL cases vanish.
+enum Backends {
+    static let postgresURL = ProcessInfo.processInfo.environment["LATCHKEY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+
+    static var all: [String] {
+        ["sqlite-memory", "sqlite-file"] + (postgresURL == nil ? [] : ["postgres"])
+    }
+
+    /// A fresh, migrated database for one test, and how to get rid of it.
+    static func open(_ name: String) async throws -> (Store, cleanup: @Sendable () async -> Void) {
+        let location: DatabaseLocation
+        var file: URL?
+        switch name {
+        case "sqlite-file":
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-store-\(UUID().uuidString).sqlite")
+            file = url
+            location = .sqlite(path: url.path)
+        case "postgres":
+            location = .postgres(url: try #require(postgresURL))
+        default:
+            location = .sqliteMemory
+        }
+        let connections = try DatabaseConnections.open(location, logger: Logger(label: "test"))
+        if name == "postgres" {
+            // Each test starts from an empty schema.
+            try await connections.withConnection { db in
+                for table in ["sessions", "ceremonies", "credentials", "accounts", "schema_migrations"] {
+                    try await db.raw("DROP TABLE IF EXISTS \(unsafeRaw: table) CASCADE").run()
+                }
+            }
+        }
+        try await Migrations.run(on: connections)
+        let path = file
+        return (Store(connections: connections), {
+            try? await connections.shutdown()
+            if let path {
+                for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path.path + suffix) }
+            }
+        })
+    }
+}
+
+@Suite("Storage on SQLite and PostgreSQL", .serialized)
+struct StoreTests {
+    @Test("PostgreSQL is provided when scripts/test says it is")
+    func postgresIsProvided() {
+        if ProcessInfo.processInfo.environment["LATCHKEY_REQUIRE_POSTGRES"] == "1" {
+            #expect(Backends.postgresURL != nil, "scripts/test started PostgreSQL but LATCHKEY_TEST_POSTGRES_URL is not set")
+        }
+    }
+
+    static func account(_ id: String = UUID().uuidString) -> AccountRecord {
+        AccountRecord(id: id, userHandle: Array(id.utf8), displayName: "Ada ✨", credo: "", createdAt: Date(timeIntervalSince1970: 1_700_000_000), updatedAt: Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    static func credential(_ id: [UInt8], account: String) -> CredentialRecord {
+        CredentialRecord(
+            id: id, accountId: account, publicKey: [0xa5, 1, 2], algorithm: -7, signCount: 3_000_000_000, transports: ["internal", "hybrid"],
+            aaguid: [UInt8](repeating: 7, count: 16), attestationFormat: "none", backupEligible: true, backupState: false,
+            uvInitialized: true, name: "Phone", createdAt: Date(timeIntervalSince1970: 1_700_000_001), lastUsedAt: nil)
+    }
+
+    @Test("accounts and credentials round-trip every field", arguments: Backends.all)
+    func roundTrip(backend: String) async throws {
+        let (store, cleanup) = try await Backends.open(backend)
+        do {
+            let account = Self.account()
+            let credential = Self.credential([1, 2, 3], account: account.id)
+            try await store.createAccount(account, credential: credential)
+            #expect(try await store.account(id: account.id) == account)
+            #expect(try await store.credential(id: [1, 2, 3]) == credential)
+            #expect(try await store.credentials(accountId: account.id) == [credential])
+            let updated = try await store.updateAccount(id: account.id, displayName: nil, credo: "Ça va", now: Date(timeIntervalSince1970: 1_800_000_000))
+            #expect(updated?.credo == "Ça va")
+            #expect(updated?.displayName == "Ada ✨")
+            #expect(try await store.account(id: account.id)?.updatedAt == Date(timeIntervalSince1970: 1_800_000_000))
+        } catch {
+            await cleanup()
+            throw error
+        }
+        await cleanup()
+    }
+
+    @Test("registration is all or nothing: a duplicate credential leaves no account behind", arguments: Backends.all)
+    func atomicRegistration(backend: String) async throws {
+        let (store, cleanup) = try await Backends.open(backend)
+        do {
+            let first = Self.account()
+            try await store.createAccount(first, credential: Self.credential([9], account: first.id))
+            let second = Self.account()
+            await #expect(throws: Store.Failure.duplicate) {
+                try await store.createAccount(second, credential: Self.credential([9], account: second.id))
+            }
+            #expect(try await store.account(id: second.id) == nil)
+        } catch {
+            await cleanup()
+            throw error
+        }
+        await cleanup()
+    }
+
+    @Test("a challenge is consumed once, even by 50 concurrent callers; expired ones are gone", arguments: Backends.all)
+    func challengeConsumedOnce(backend: String) async throws {
+        let (store, cleanup) = try await Backends.open(backend)
+        do {
+            let now = Date()
+            let challenge = [UInt8](repeating: 4, count: 32)
+            try await store.insertCeremony(CeremonyRecord(challenge: challenge, kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 300))
+            let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<50 { group.addTask { try await store.consumeCeremony(challenge: challenge, now: now) != nil } }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(winners == 1)
+            let old = [UInt8](repeating: 5, count: 32)
+            try await store.insertCeremony(CeremonyRecord(challenge: old, kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now - 1))
+            #expect(try await store.consumeCeremony(challenge: old, now: now) == nil)
+        } catch {
+            await cleanup()
+            throw error
+        }
+        await cleanup()
+    }
+
+    @Test("sessions: found by hash until they expire; deleting the account removes everything", arguments: Backends.all)
+    func sessionsAndDeletion(backend: String) async throws {
+        let (store, cleanup) = try await Backends.open(backend)
+        do {
+            let account = Self.account()
+            try await store.createAccount(account, credential: Self.credential([1], account: account.id))
+            try await store.addCredential(Self.credential([2], account: account.id))
+            let now = Date()
+            try await store.insertSession(tokenHash: [1, 1], accountId: account.id, createdAt: now, expiresAt: now + 60)
+            try await store.insertCeremony(CeremonyRecord(challenge: [8], kind: .addPasskey, accountId: account.id, userHandle: account.userHandle, displayName: "x", expiresAt: now + 60))
+            #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now) == account.id)
+            #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now + 61) == nil)
+            #expect(try await store.deleteCredential(id: [2], accountId: "someone-else") == .notFound)
+            #expect(try await store.deleteCredential(id: [2], accountId: account.id) == .deleted)
+            #expect(try await store.deleteCredential(id: [1], accountId: account.id) == .lastPasskey)
+            try await store.deleteAccount(id: account.id)
+            #expect(try await store.account(id: account.id) == nil)
+            #expect(try await store.credential(id: [1]) == nil)
+            #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now) == nil)
+            #expect(try await store.consumeCeremony(challenge: [8], now: now) == nil)
+        } catch {
+            await cleanup()
+            throw error
+        }
+        await cleanup()
+    }
+
+    @Test("a login only records a counter that nobody moved in the meantime", arguments: Backends.all)
+    func conditionalSignCount(backend: String) async throws {
+        let (store, cleanup) = try await Backends.open(backend)
+        do {
+            let account = Self.account()
+            var credential = Self.credential([3], account: account.id)
+            credential.signCount = 5
+            try await store.createAccount(account, credential: credential)
+            #expect(try await store.recordLogin(credentialId: [3], previousSignCount: 5, signCount: 6, backupState: true, userVerified: true, at: Date()))
+            #expect(try await !store.recordLogin(credentialId: [3], previousSignCount: 5, signCount: 7, backupState: true, userVerified: true, at: Date()))
+            let stored = try await store.credential(id: [3])
+            #expect(stored?.signCount == 6)
+            #expect(stored?.backupState == true)
+            #expect(stored?.lastUsedAt != nil)
+        } catch {
+            await cleanup()
+            throw error
+        }
+        await cleanup()
+    }
+
+    @Test("migrations run once: a database opens again in a newer start-up", arguments: Backends.all.filter { $0 != "sqlite-memory" })
+    func migrationsIdempotent(backend: String) async throws {
+        let (store, cleanup) = try await Backends.open(backend)
+        do {
+            let account = Self.account()
+            try await store.createAccount(account, credential: Self.credential([6], account: account.id))
+            try await Migrations.run(on: store.connections)
+            let versions = try await store.connections.withConnection { db in
+                try await db.raw("SELECT version FROM schema_migrations").all().map { try $0.decode(column: "version", as: Int.self) }
+            }
+            #expect(versions == [Migrations.latestVersion])
+            #expect(try await store.account(id: account.id) == account)
+        } catch {
+            await cleanup()
+            throw error
+        }
+        await cleanup()
+    }
+}
