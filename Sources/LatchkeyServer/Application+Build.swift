@@ -16,12 +16,22 @@ public func buildApplication(
     now: @escaping @Sendable () -> Date = { Date() }
 ) async throws -> LatchkeyApplication {
     try configuration.validate()
-    let connections = try DatabaseConnections.open(configuration.database, logger: logger)
+    // The pool reports each failed connection attempt itself; requests that fail because of it are
+    // logged by the error middleware, so the pool only speaks about critical trouble.
+    var poolLogger = logger
+    poolLogger.logLevel = .critical
+    let connections: DatabaseConnections
+    do {
+        connections = try DatabaseConnections.open(configuration.database, logger: poolLogger)
+    } catch {
+        throw ServerConfiguration.Invalid(description: "the database URL \(configuration.database) cannot be used")
+    }
     do {
         try await Migrations.run(on: connections)
     } catch {
         try? await connections.shutdown()
-        throw ServerConfiguration.Invalid(description: "the database \(configuration.database) cannot be opened or migrated: \(error)")
+        throw ServerConfiguration.Invalid(
+            description: "the database \(configuration.database) cannot be opened or migrated (\(DatabaseFailure.summary(error)))")
     }
     let store = Store(connections: connections)
     let sessions = SessionService(store: store, ttl: configuration.sessionTTL, now: now)

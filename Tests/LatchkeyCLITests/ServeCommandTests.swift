@@ -1,0 +1,76 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// `latchkey serve` as a user starts it: bad configuration stops start-up with one sentence and a
+/// non-zero exit; a running server answers and shuts down cleanly on SIGTERM.
+@Suite("latchkey serve", .serialized)
+struct ServeCommandTests {
+    static func freePort() -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test("bad configuration exits 2 with one clear sentence", arguments: [
+        (["--database", "mysql://x"], "neither sqlite"),
+        (["--origin", "https://evil.example"], "does not belong to the RP ID"),
+        (["--user-verification", "sometimes"], "--user-verification"),
+        (["--port", "70000"], "port"),
+        (["--database", "postgres://nobody@127.0.0.1:1/none"], "cannot be opened"),
+    ])
+    func badConfiguration(arguments: [String], fragment: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let run = try LatchkeyBinary.run(["serve", "--port", "\(Self.freePort())", "--database", "sqlite:\(directory.path)/db.sqlite"] + arguments)
+        #expect(run.status == 2, "\(arguments): \(run.stderr)")
+        #expect(run.stderr.contains(fragment), "\(arguments): \(run.stderr)")
+        #expect(run.stderr.split(separator: "\n").count == 1, "one sentence: \(run.stderr)")
+    }
+
+    @Test("serves on the given port, refuses a second server on it, and stops on SIGTERM")
+    func serveAndStop() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = Self.freePort()
+        let server = Process()
+        server.executableURL = LatchkeyBinary.url
+        server.arguments = ["serve", "--port", "\(port)"]
+        server.currentDirectoryURL = directory
+        server.standardOutput = Pipe()
+        server.standardError = Pipe()
+        try server.run()
+        defer { if server.isRunning { server.terminate() } }
+
+        var health: String?
+        for _ in 0..<100 where health == nil {
+            if let url = URL(string: "http://127.0.0.1:\(port)/healthz"), let (data, _) = try? await URLSession.shared.data(from: url) {
+                health = String(decoding: data, as: UTF8.self)
+            }
+            if health == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(health?.contains("ok") == true)
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("latchkey.sqlite").path), "the default database is ./latchkey.sqlite")
+
+        let second = try LatchkeyBinary.run(["serve", "--port", "\(port)", "--database", "sqlite:\(directory.path)/other.sqlite"])
+        #expect(second.status == 2)
+        #expect(second.stderr.contains("already in use"), "\(second.stderr)")
+
+        kill(server.processIdentifier, SIGTERM)
+        let deadline = Date() + 20
+        while server.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!server.isRunning, "the server stops on SIGTERM")
+        #expect(server.terminationStatus == 0, "a graceful stop exits 0")
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import SoftAuthenticator
+import Testing
+@testable import LatchkeyServer
+
+@Suite("Concurrency")
+struct ConcurrencyTests {
+    @Test("50 concurrent finishes of one login challenge: exactly one success")
+    func oneChallengeOneSuccess() async throws {
+        try await TestServer.run { api in
+            let phone = SoftAuthenticator(store: InMemoryCredentialStore())
+            _ = try await api.register("Ada", with: phone)
+            let response = try await api.loginResponse(with: phone)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { Int(try await api.send(.post, "/api/login/verify", json: ["credential": response]).status.code) }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 1)
+            #expect(statuses.filter { $0 == 401 }.count == 49)
+        }
+    }
+
+    @Test("50 concurrent finishes of one registration challenge: exactly one account")
+    func oneRegistrationOneAccount() async throws {
+        let latchkey = try await buildApplication(configuration: TestServer.configuration())
+        try await latchkey.application.test(.router) { client in
+            let api = APIClient(client: client)
+            let options = try api.creationOptions(try await api.send(.post, "/api/registration/options", object: ["displayName": "Ada"]))
+            let credential = try SoftAuthenticator(store: InMemoryCredentialStore()).makeCredential(options, origin: TestServer.origin)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { Int(try await api.send(.post, "/api/registration/verify", json: ["credential": credential]).status.code) }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 201 }.count == 1)
+            let accounts = try await latchkey.store.connections.withConnection { db in
+                try await db.raw("SELECT COUNT(*) AS n FROM accounts").first()?.decode(column: "n", as: Int.self)
+            }
+            #expect(accounts == 1)
+        }
+    }
+}
