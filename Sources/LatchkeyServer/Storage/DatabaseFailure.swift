@@ -8,6 +8,7 @@ enum DatabaseFailure {
             ("password authentication failed", "password authentication failed"),
             ("does not exist", "the database or role does not exist"),
             ("unable to open database", "the SQLite file cannot be opened: check the path and permissions"),
+            ("cantOpen", "the SQLite file cannot be opened: check the path and permissions"),
             ("readonly database", "the SQLite file is read-only"),
             ("timed out", "the connection timed out"),
             ("No such host", "the host name does not resolve"),
