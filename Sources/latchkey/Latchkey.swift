@@ -11,7 +11,7 @@ struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "latchkey",
         abstract: "Passkeys (WebAuthn) for apps: a relying-party server and its tools.",
-        subcommands: [ServeCommand.self, VerifyCommand.self, AuthenticatorCommand.self]
+        subcommands: [ServeCommand.self, VerifyCommand.self, AuthenticatorCommand.self, BenchCommand.self]
     )
 
     static func main() async {

@@ -1,0 +1,227 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import SoftAuthenticator
+import WebAuthn
+
+/// `latchkey bench`: a small load generator for the login ceremony. It starts `latchkey serve` (this
+/// same binary) on a private SQLite database, registers accounts through the API, then runs discoverable
+/// logins (options + SoftAuthenticator signing + verify) with 1, 16, … concurrent clients and reports
+/// throughput, latency percentiles and the server's CPU time per login (from /proc). Build it in
+/// release mode first; the numbers are for reading, not for asserting.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure logins per second, latency and server CPU per login against a local latchkey serve.")
+
+    @Option(help: "Accounts registered before measuring (login cost must not grow with them).")
+    var accounts = 1000
+    @Option(help: "Concurrent clients, comma-separated; one measurement each.")
+    var clients = "1,16"
+    @Option(help: "Seconds per measurement.")
+    var duration = 10.0
+    @Option(help: "Keep the server's database here instead of a temporary directory.")
+    var database: String?
+
+    func run() async throws {
+        let clientCounts = clients.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
+        guard !clientCounts.isEmpty, accounts >= (clientCounts.max() ?? 1), duration > 0 else {
+            throw ValidationError("--clients must list positive numbers, --accounts at least the largest of them, --duration positive")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try BenchServer.start(database: database ?? "sqlite:\(directory.path)/bench.sqlite")
+        defer { server.stop() }
+
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            try await measureAll(api: BenchAPI(http: http, base: server.base), server: server, clientCounts: clientCounts)
+        } catch {
+            try? await http.shutdown()
+            throw error
+        }
+        try await http.shutdown()
+    }
+
+    private func measureAll(api: BenchAPI, server: BenchServer, clientCounts: [Int]) async throws {
+
+        print("latchkey bench: server pid \(server.pid) at \(server.base), registering \(accounts) accounts…")
+        let loginUsers = try await seed(api: api, origin: server.base, count: accounts, keep: clientCounts.max() ?? 1)
+        print("clients  logins  logins/s  p50 ms  p99 ms  server CPU µs/login")
+        for count in clientCounts {
+            let cpuBefore = server.cpuSeconds()
+            let result = try await measure(api: api, origin: server.base, users: Array(loginUsers.prefix(count)))
+            let cpu = server.cpuSeconds() - cpuBefore
+            let rate = Double(result.latencies.count) / result.elapsed
+            print(String(
+                format: "%7d  %6d  %8.1f  %6.2f  %6.2f  %19.0f", count, result.latencies.count, rate,
+                percentile(result.latencies, 0.50) * 1000, percentile(result.latencies, 0.99) * 1000,
+                cpu / Double(max(result.latencies.count, 1)) * 1e6))
+        }
+    }
+
+    /// Registers `count` accounts; returns the authenticators of the first `keep`, for logging in.
+    private func seed(api: BenchAPI, origin: String, count: Int, keep: Int) async throws -> [SoftAuthenticator] {
+        let kept = (0..<keep).map { _ in SoftAuthenticator(store: InMemoryCredentialStore()) }
+        let workers = 16
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    var index = worker
+                    while index < count {
+                        let authenticator = index < keep ? kept[index] : SoftAuthenticator(store: InMemoryCredentialStore())
+                        try await api.register(displayName: "bench-\(index)", authenticator: authenticator, origin: origin)
+                        index += workers
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        return kept
+    }
+
+    private struct Measurement {
+        var latencies: [Double]
+        var elapsed: Double
+    }
+
+    private func measure(api: BenchAPI, origin: String, users: [SoftAuthenticator]) async throws -> Measurement {
+        let start = ContinuousClock.now
+        let end = start + .milliseconds(Int(duration * 1000))
+        let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
+            for user in users {
+                group.addTask {
+                    var samples: [Double] = []
+                    while ContinuousClock.now < end {
+                        let began = ContinuousClock.now
+                        try await api.login(authenticator: user, origin: origin)
+                        samples.append(Self.seconds(ContinuousClock.now - began))
+                    }
+                    return samples
+                }
+            }
+            return try await group.reduce(into: [Double]()) { $0 += $1 }
+        }
+        return Measurement(latencies: latencies, elapsed: Self.seconds(ContinuousClock.now - start))
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
+    private func percentile(_ values: [Double], _ p: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.down)))]
+    }
+}
+
+/// The API calls the benchmark makes.
+struct BenchAPI: Sendable {
+    let http: HTTPClient
+    let base: String
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private func post(_ path: String, body: Data?, status expected: Int) async throws -> Data {
+        var request = HTTPClientRequest(url: base + path)
+        request.method = .POST
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let response = try await http.execute(request, timeout: .seconds(30))
+        let data = Data(buffer: try await response.body.collect(upTo: 1 << 20))
+        guard Int(response.status.code) == expected else {
+            throw Failure(description: "\(path) answered \(response.status.code): \(String(decoding: data, as: UTF8.self))")
+        }
+        return data
+    }
+
+    private struct Options<T: Decodable>: Decodable { let publicKey: T }
+
+    func register(displayName: String, authenticator: SoftAuthenticator, origin: String) async throws {
+        let optionsData = try await post("/api/registration/options", body: try JSONEncoder().encode(["displayName": displayName]), status: 200)
+        let options = try JSONDecoder().decode(Options<PublicKeyCredentialCreationOptionsJSON>.self, from: optionsData).publicKey
+        let credential = try authenticator.makeCredential(options, origin: origin)
+        _ = try await post("/api/registration/verify", body: try JSONEncoder().encode(["credential": credential]), status: 201)
+    }
+
+    func login(authenticator: SoftAuthenticator, origin: String) async throws {
+        let optionsData = try await post("/api/login/options", body: nil, status: 200)
+        let options = try JSONDecoder().decode(Options<PublicKeyCredentialRequestOptionsJSON>.self, from: optionsData).publicKey
+        let credential = try authenticator.getAssertion(options, origin: origin)
+        _ = try await post("/api/login/verify", body: try JSONEncoder().encode(["credential": credential]), status: 200)
+    }
+}
+
+/// `latchkey serve` started by the benchmark from this same executable.
+final class BenchServer: @unchecked Sendable {
+    let process: Process
+    let base: String
+    var pid: Int32 { process.processIdentifier }
+
+    private init(process: Process, base: String) {
+        self.process = process
+        self.base = base
+    }
+
+    static func start(database: String) throws -> BenchServer {
+        let port = Int.random(in: 20000...60000)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = ["serve", "--port", "\(port)", "--database", database, "--session-ttl", "600"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["LOG_LEVEL"] = "warning"
+        process.environment = environment
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let server = BenchServer(process: process, base: "http://localhost:\(port)")
+        // Wait until it accepts connections.
+        let deadline = Date() + 30
+        while Date() < deadline {
+            if server.accepts(port: port) { return server }
+            guard process.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        server.stop()
+        throw BenchAPI.Failure(description: "latchkey serve did not start on port \(port)")
+    }
+
+    private func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// The server's user + system CPU time so far, from /proc/PID/stat.
+    func cpuSeconds() -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command name: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
