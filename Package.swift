@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "WebAuthn", targets: ["WebAuthn"]),
         .library(name: "SoftAuthenticator", targets: ["SoftAuthenticator"]),
         .library(name: "LatchkeyServer", targets: ["LatchkeyServer"]),
+        .library(name: "LatchkeyClient", targets: ["LatchkeyClient"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
     ],
     dependencies: [
@@ -60,10 +61,14 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "LatchkeyClient",
+            dependencies: ["WebAuthn", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "WebAuthn", "SoftAuthenticator", "LatchkeyServer",
+                "WebAuthn", "SoftAuthenticator", "LatchkeyServer", "LatchkeyClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
@@ -95,6 +100,14 @@ let package = Package(
                 "LatchkeyServer", "SoftAuthenticator", "WebAuthn",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "LatchkeyClientTests",
+            dependencies: [
+                "LatchkeyClient", "LatchkeyServer", "SoftAuthenticator", "WebAuthn",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .testTarget(name: "LatchkeyCLITests", dependencies: ["latchkey", "WebAuthn"]),

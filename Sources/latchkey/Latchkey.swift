@@ -11,7 +11,10 @@ struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "latchkey",
         abstract: "Passkeys (WebAuthn) for apps: a relying-party server and its tools.",
-        subcommands: [ServeCommand.self, VerifyCommand.self, AuthenticatorCommand.self, BenchCommand.self]
+        subcommands: [
+            ServeCommand.self, RegisterCommand.self, LoginCommand.self, LogoutCommand.self, AccountCommand.self, PasskeysCommand.self,
+            AuthenticatorCommand.self, VerifyCommand.self, BenchCommand.self,
+        ]
     )
 
     static func main() async {

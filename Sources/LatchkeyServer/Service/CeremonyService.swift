@@ -142,7 +142,7 @@ struct CeremonyService: Sendable {
             metrics.failed(.login, reason: "malformed_credential")
             throw APIError(.unauthorized, "malformed_credential", "§7.2 step 3: credential member rawId is malformed: not base64url")
         }
-        guard let record = try await store.credential(id: credentialId), let account = try await store.account(id: record.accountId) else {
+        guard let (record, account) = try await store.credentialWithAccount(id: credentialId) else {
             metrics.failed(.login, reason: APIError.unknownCredential.code)
             throw APIError.unknownCredential
         }

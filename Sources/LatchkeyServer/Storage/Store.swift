@@ -114,6 +114,27 @@ struct Store: Sendable {
         }
     }
 
+    /// A credential and the account that owns it, in one query (the login's look-up).
+    func credentialWithAccount(id: [UInt8]) async throws -> (CredentialRecord, AccountRecord)? {
+        try await connections.withConnection { db in
+            guard let row = try await db.raw("""
+                SELECT \(unsafeRaw: Self.credentialColumns.split(separator: ",").map { "c." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")),
+                       a.user_handle AS a_user_handle, a.display_name AS a_display_name, a.credo AS a_credo,
+                       a.created_at AS a_created_at, a.updated_at AS a_updated_at
+                FROM credentials c JOIN accounts a ON a.id = c.account_id WHERE c.id = \(bind: Data(id))
+                """).first() else { return nil }
+            let credential = try Self.credential(from: row)
+            let account = AccountRecord(
+                id: credential.accountId,
+                userHandle: Array(try row.decode(column: "a_user_handle", as: Data.self)),
+                displayName: try row.decode(column: "a_display_name", as: String.self),
+                credo: try row.decode(column: "a_credo", as: String.self),
+                createdAt: Timestamp.date(try row.decode(column: "a_created_at", as: Int64.self)),
+                updatedAt: Timestamp.date(try row.decode(column: "a_updated_at", as: Int64.self)))
+            return (credential, account)
+        }
+    }
+
     func credential(id: [UInt8]) async throws -> CredentialRecord? {
         try await connections.withConnection { db in
             try await db.raw("SELECT \(unsafeRaw: Self.credentialColumns) FROM credentials WHERE id = \(bind: Data(id))")

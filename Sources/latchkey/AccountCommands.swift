@@ -1,0 +1,228 @@
+import ArgumentParser
+import Foundation
+import LatchkeyClient
+import SoftAuthenticator
+
+/// What every account command takes: which server, which origin, which local stores, output form.
+struct ClientOptions: ParsableArguments {
+    @Option(help: "The Latchkey server (default $LATCHKEY_SERVER or http://localhost:8080).")
+    var server: String?
+    @Option(help: "The origin the authenticator reports (default: the server URL's origin).")
+    var origin: String?
+    @Option(help: "The software authenticator's credential store file.")
+    var store: String?
+    @Flag(help: "Print JSON for scripts instead of text for people.")
+    var json = false
+
+    var serverURL: URL {
+        get throws {
+            let text = server ?? ProcessInfo.processInfo.environment["LATCHKEY_SERVER"] ?? "http://localhost:8080"
+            guard let url = URL(string: text), let scheme = url.scheme, scheme == "http" || scheme == "https", url.host != nil else {
+                Output.printError("latchkey: --server must be an http(s) URL such as http://localhost:8080, not \"\(text)\".")
+                throw ExitCode(2)
+            }
+            return url
+        }
+    }
+
+    var authenticator: SoftAuthenticator {
+        SoftAuthenticator(store: FileCredentialStore(url: store.map { URL(fileURLWithPath: $0) } ?? FileCredentialStore.defaultURL()))
+    }
+
+    func client() throws -> PasskeyClient {
+        PasskeyClient(
+            server: try serverURL, authenticator: authenticator, tokenStore: FileTokenStore(url: FileTokenStore.defaultURL()), origin: origin)
+    }
+
+    /// Runs a client call; a `ClientError` becomes its message on stderr and the documented exit status.
+    func run(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as ClientError {
+            Output.printError("latchkey: \(error).")
+            switch error {
+            case .unreachable: throw ExitCode(3)
+            default: throw ExitCode(1)
+            }
+        }
+    }
+
+    func show(_ account: Account) {
+        if json { try? Output.printEncodable(account) } else {
+            print("Display name: \(account.displayName)")
+            print("Credo:        \(account.credo.isEmpty ? "(none)" : account.credo)")
+            print("Account id:   \(account.id)")
+        }
+    }
+}
+
+struct RegisterCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "register", abstract: "Create an account with a new passkey named NAME (also its display name), and log in.")
+    @Argument(help: "The passkey's name and the account's display name.") var name: String
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await options.run {
+            let account = try await options.client().register(displayName: name)
+            if options.json { options.show(account) } else { print("Registered and logged in as \(account.displayName).") }
+        }
+    }
+}
+
+struct LoginCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "login", abstract: "Log in with a passkey for this server.")
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await options.run {
+            let account = try await options.client().login()
+            if options.json { options.show(account) } else { print("Logged in as \(account.displayName).") }
+        }
+    }
+}
+
+struct LogoutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "logout", abstract: "End this session.")
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await options.run {
+            try await options.client().logout()
+            if options.json { Output.printJSON(["loggedOut": true]) } else { print("Logged out.") }
+        }
+    }
+}
+
+struct AccountCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "account", abstract: "Show, update or delete the logged-in account.",
+        subcommands: [Show.self, Update.self, Delete.self], defaultSubcommand: Show.self)
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show the account.")
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await options.run { options.show(try await options.client().account()) }
+        }
+    }
+
+    struct Update: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Change the display name and/or the credo.")
+        @Option(help: "1 to 255 characters.") var displayName: String?
+        @Option(help: "Up to 255 characters.") var credo: String?
+        @OptionGroup var options: ClientOptions
+
+        func validate() throws {
+            guard displayName != nil || credo != nil else { throw ValidationError("give --display-name, --credo, or both") }
+        }
+
+        func run() async throws {
+            try await options.run {
+                let account = try await options.client().update(displayName: displayName, credo: credo)
+                if options.json { options.show(account) } else { print("Updated."); options.show(account) }
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete the account, its passkeys and its sessions; the passkeys are also removed from this authenticator.")
+        @Flag(help: "Do not ask for confirmation.") var yes = false
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await options.run {
+                let client = try options.client()
+                let account = try await client.account()
+                let passkeys = try await client.passkeys()
+                if !yes {
+                    guard isatty(STDIN_FILENO) != 0 else {
+                        Output.printError("latchkey: deleting an account needs confirmation: run it on a terminal, or add --yes.")
+                        throw ExitCode(2)
+                    }
+                    print("Delete the account \"\(account.displayName)\" and its \(passkeys.count) passkey(s) on \(client.server.absoluteString)?")
+                    print("This cannot be undone. The passkeys are also removed from this computer's authenticator store,")
+                    print("so they will not be offered for a login that can no longer work. Type yes to delete: ", terminator: "")
+                    guard readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
+                        print("Nothing was deleted.")
+                        throw ExitCode(1)
+                    }
+                }
+                try await client.deleteAccount()
+                var removedLocally = 0
+                for passkey in passkeys where (try? options.authenticator.remove(credentialId: passkey.id)) == true { removedLocally += 1 }
+                if options.json {
+                    Output.printJSON(["deleted": true, "passkeysRemovedLocally": removedLocally])
+                } else {
+                    print("Deleted the account; removed \(removedLocally) passkey(s) from the local authenticator store.")
+                }
+            }
+        }
+    }
+}
+
+struct PasskeysCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passkeys", abstract: "List, add, rename or remove the account's passkeys.",
+        subcommands: [List.self, Add.self, Rename.self, Remove.self], defaultSubcommand: List.self)
+
+    static func show(_ passkey: Passkey) -> String {
+        let used = passkey.lastUsedAt.map { ISO8601DateFormatter().string(from: $0) } ?? "never"
+        return "\(passkey.id)  \(passkey.name)  \(passkey.backedUp ? "synced" : "device-bound")  last used \(used)"
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the account's passkeys.")
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await options.run {
+                let passkeys = try await options.client().passkeys()
+                if options.json { try Output.printEncodable(passkeys) } else { passkeys.forEach { print(PasskeysCommand.show($0)) } }
+            }
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a passkey named NAME to the account.")
+        @Argument var name: String
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await options.run {
+                let passkey = try await options.client().addPasskey(name: name)
+                if options.json { try Output.printEncodable(passkey) } else { print("Added passkey \(passkey.name) (\(passkey.id)).") }
+            }
+        }
+    }
+
+    struct Rename: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rename the passkey ID to NAME.")
+        @Argument var id: String
+        @Argument var name: String
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await options.run {
+                let passkey = try await options.client().renamePasskey(id: id, name: name)
+                if options.json { try Output.printEncodable(passkey) } else { print("Renamed to \(passkey.name).") }
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove the passkey ID from the account (not the last one).")
+        @Argument var id: String
+        @OptionGroup var options: ClientOptions
+
+        func run() async throws {
+            try await options.run {
+                try await options.client().removePasskey(id: id)
+                _ = try? options.authenticator.remove(credentialId: id)
+                if options.json { Output.printJSON(["removed": id]) } else { print("Removed passkey \(id).") }
+            }
+        }
+    }
+}
