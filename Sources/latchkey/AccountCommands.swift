@@ -1,6 +1,8 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import LatchkeyClient
+import NIOCore
 import SoftAuthenticator
 
 /// What every account command takes: which server, which origin, which local stores, output form.
@@ -29,13 +31,24 @@ struct ClientOptions: ParsableArguments {
         SoftAuthenticator(store: FileCredentialStore(url: store.map { URL(fileURLWithPath: $0) } ?? FileCredentialStore.defaultURL()))
     }
 
+    /// One HTTP client per command: a refused connection fails at once (no retrying until the deadline),
+    /// so an unreachable server is reported in seconds.
+    static let http: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: .seconds(5), read: .seconds(30))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     func client() throws -> PasskeyClient {
         PasskeyClient(
-            server: try serverURL, authenticator: authenticator, tokenStore: FileTokenStore(url: FileTokenStore.defaultURL()), origin: origin)
+            server: try serverURL, authenticator: authenticator, tokenStore: FileTokenStore(url: FileTokenStore.defaultURL()), origin: origin,
+            http: Self.http)
     }
 
     /// Runs a client call; a `ClientError` becomes its message on stderr and the documented exit status.
     func run(_ body: () async throws -> Void) async throws {
+        defer { _ = Self.http.shutdown() as EventLoopFuture<Void> }
         do {
             try await body()
         } catch let error as ClientError {

@@ -32,7 +32,7 @@ public struct ServerConfiguration: Sendable {
 
     /// Checks the values that can be checked without the network or the database.
     public func validate() throws(Invalid) {
-        guard (1...65535).contains(port) else { throw Invalid(description: "the port must be between 1 and 65535, not \(port)") }
+        guard (0...65535).contains(port) else { throw Invalid(description: "the port must be between 1 and 65535 (0: any free port), not \(port)") }
         guard !rpId.isEmpty, !rpId.contains("/"), !rpId.contains(":") else {
             throw Invalid(description: "the RP ID must be a bare domain such as example.com, not \"\(rpId)\"")
         }

@@ -1,0 +1,198 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LatchkeyClient
+import NIOCore
+import LatchkeyServer
+import SoftAuthenticator
+import Testing
+import WebAuthn
+
+/// The software authenticator behind the client's protocol, as the `latchkey` tool wires it.
+struct SoftAdapter: Authenticator {
+    let soft: SoftAuthenticator
+
+    func create(_ options: PublicKeyCredentialCreationOptionsJSON, origin: String) async throws -> RegistrationResponseJSON {
+        do { return try soft.makeCredential(options, origin: origin) } catch { throw ClientError.authenticatorRefused("\(error)") }
+    }
+
+    func get(_ options: PublicKeyCredentialRequestOptionsJSON, origin: String) async throws -> AuthenticationResponseJSON {
+        do {
+            return try soft.getAssertion(options, origin: origin)
+        } catch .noCredentials {
+            throw ClientError.noPasskeyForServer
+        } catch {
+            throw ClientError.authenticatorRefused("\(error)")
+        }
+    }
+}
+
+/// A live Latchkey on a free port with an in-memory database, for clients that speak real HTTP.
+func withLiveServer(_ body: @Sendable (URL) async throws -> Void) async throws {
+    var configuration = ServerConfiguration()
+    configuration.port = 0
+    configuration.rpId = "example.com"
+    configuration.origins = ["https://example.com"]
+    configuration.database = .sqliteMemory
+    let latchkey = try await buildApplication(configuration: configuration)
+    try await latchkey.application.test(.live) { client in
+        let port = try #require(client.port)
+        try await body(try #require(URL(string: "http://127.0.0.1:\(port)")))
+    }
+}
+
+func makeClient(_ server: URL, authenticator: SoftAuthenticator = SoftAuthenticator(store: InMemoryCredentialStore()), tokens: some TokenStore = InMemoryTokenStore()) -> PasskeyClient {
+    PasskeyClient(server: server, authenticator: SoftAdapter(soft: authenticator), tokenStore: tokens, origin: "https://example.com")
+}
+
+@Suite("PasskeyClient against a live server")
+struct PasskeyClientTests {
+    @Test("every method through a whole journey")
+    func journey() async throws {
+        try await withLiveServer { server in
+            let tokens = InMemoryTokenStore()
+            let phone = SoftAuthenticator(store: InMemoryCredentialStore())
+            let client = makeClient(server, authenticator: phone, tokens: tokens)
+
+            let registered = try await client.register(displayName: "Ada")
+            #expect(registered.displayName == "Ada")
+            #expect(tokens.token(for: server) != nil)
+            #expect(try await client.account() == registered)
+            let updated = try await client.update(displayName: "Ada L.", credo: "Poetical science")
+            #expect(updated.credo == "Poetical science")
+            #expect(try await client.passkeys().count == 1)
+
+            // A second passkey comes from another authenticator: this one's is excluded (excludeCredentials).
+            let laptop = makeClient(server, authenticator: SoftAuthenticator(store: InMemoryCredentialStore()), tokens: tokens)
+            await #expect(throws: ClientError.self) { try await client.addPasskey(name: "Duplicate") }
+            let added = try await laptop.addPasskey(name: "Second")
+            #expect(added.name == "Second")
+            let renamed = try await client.renamePasskey(id: added.id, name: "Backup")
+            #expect(renamed.name == "Backup")
+            try await client.removePasskey(id: added.id)
+            let only = try await client.passkeys()
+            #expect(only.count == 1)
+            await #expect(throws: ClientError.refused(status: 409, code: "last_passkey", message: "This is the account's only passkey; add another before removing it, or delete the account.")) {
+                try await client.removePasskey(id: only[0].id)
+            }
+
+            try await client.logout()
+            #expect(tokens.token(for: server) == nil)
+            await #expect(throws: ClientError.notLoggedIn) { try await client.account() }
+
+            let again = try await client.login()
+            #expect(again.id == registered.id)
+            try await client.deleteAccount()
+            #expect(tokens.token(for: server) == nil)
+            await #expect(throws: ClientError.self) { try await client.login() }
+        }
+    }
+
+    @Test("already logged in, and no passkey for this server")
+    func stateErrors() async throws {
+        try await withLiveServer { server in
+            let client = makeClient(server)
+            try await client.register(displayName: "Ada")
+            await #expect(throws: ClientError.alreadyLoggedIn) { try await client.register(displayName: "Eve") }
+            await #expect(throws: ClientError.alreadyLoggedIn) { try await client.login() }
+            await #expect(throws: ClientError.noPasskeyForServer) { try await makeClient(server).login() }
+            await #expect(throws: ClientError.notLoggedIn) { try await makeClient(server).passkeys() }
+        }
+    }
+
+    @Test("an expired or revoked token is dropped and reported as not logged in")
+    func staleToken() async throws {
+        try await withLiveServer { server in
+            let tokens = InMemoryTokenStore()
+            tokens.save(Base64URL.encode([UInt8](repeating: 1, count: 32)), for: server)
+            let client = makeClient(server, tokens: tokens)
+            await #expect(throws: ClientError.notLoggedIn) { try await client.account() }
+            #expect(tokens.token(for: server) == nil)
+            // Register works again once the stale token is gone.
+            tokens.save(Base64URL.encode([UInt8](repeating: 2, count: 32)), for: server)
+            let account = try await client.register(displayName: "Ada")
+            #expect(account.displayName == "Ada")
+        }
+    }
+
+    @Test("the server's refusals surface with their code and message")
+    func refusals() async throws {
+        try await withLiveServer { server in
+            let client = makeClient(server)
+            try await client.register(displayName: "Ada")
+            do {
+                try await client.update(displayName: "   ")
+                Issue.record("an empty display name was accepted")
+            } catch {
+                #expect(error as? ClientError == .refused(status: 422, code: "invalid_field", message: "displayName must not be empty."))
+            }
+            await #expect(throws: ClientError.self) { try await client.renamePasskey(id: "%%", name: "x") }
+            await #expect(throws: ClientError.refused(status: 404, code: "unknown_passkey", message: "This account has no passkey with that id.")) {
+                try await client.removePasskey(id: "AAAA")
+            }
+        }
+    }
+
+    @Test("an unreachable server")
+    func unreachable() async throws {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        defer { _ = http.shutdown() as EventLoopFuture<Void> }
+        let client = PasskeyClient(
+            server: try #require(URL(string: "http://127.0.0.1:1")), authenticator: SoftAdapter(soft: SoftAuthenticator(store: InMemoryCredentialStore())),
+            tokenStore: InMemoryTokenStore(), origin: "https://example.com", http: http)
+        do {
+            try await client.register(displayName: "Ada")
+            Issue.record("registration against a closed port succeeded")
+        } catch {
+            guard case .unreachable = error else {
+                Issue.record("expected unreachable, got \(error)")
+                return
+            }
+        }
+    }
+
+    @Test("an answer that is not the API's is an invalid response")
+    func invalidResponse() async throws {
+        let router = Router()
+        router.post("/api/login/options") { _, _ in "not json" }
+        router.get("/api/account") { _, _ -> Response in Response(status: .internalServerError) }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        try await app.test(.live) { http in
+            let port = try #require(http.port)
+            let server = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let tokens = InMemoryTokenStore()
+            let client = makeClient(server, tokens: tokens)
+            do {
+                try await client.login()
+                Issue.record("a non-JSON answer was accepted")
+            } catch {
+                guard case .invalidResponse? = error as? ClientError else {
+                    Issue.record("expected invalidResponse, got \(error)")
+                    return
+                }
+            }
+            tokens.save("token", for: server)
+            await #expect(throws: ClientError.self) { try await client.account() }
+        }
+    }
+
+    @Test("the file token store keeps one token per server, readable only by its owner")
+    func fileTokenStore() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-tokens-\(UUID().uuidString)/sessions.json")
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let store = FileTokenStore(url: url)
+        let a = try #require(URL(string: "http://a.example"))
+        let b = try #require(URL(string: "http://b.example"))
+        try store.save("token-a", for: a)
+        try store.save("token-b", for: b)
+        #expect(try store.token(for: a) == "token-a")
+        try store.remove(for: a)
+        #expect(try store.token(for: a) == nil)
+        #expect(try store.token(for: b) == "token-b")
+        let mode = (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600)
+    }
+}
