@@ -1,0 +1,124 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Testing
+
+/// The account commands end to end: the real `latchkey serve` on a free port with a temporary database,
+/// and the CLI run as a user would, in a temporary HOME (so its session file and passkey store are fresh).
+@Suite("latchkey account commands", .serialized)
+struct AccountCommandsTests {
+    final class Server {
+        let process = Process()
+        let port = ServeCommandTests.freePort()
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-home-\(UUID().uuidString)")
+        var url: String { "http://localhost:\(port)" }
+
+        init(sessionTTL: Int = 3600) async throws {
+            try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+            process.executableURL = LatchkeyBinary.url
+            process.arguments = ["serve", "--port", "\(port)", "--database", "sqlite:\(home.path)/server.sqlite", "--session-ttl", "\(sessionTTL)"]
+            process.standardOutput = Pipe()
+            process.standardError = Pipe()
+            try process.run()
+            for _ in 0..<100 {
+                if let health = URL(string: "http://127.0.0.1:\(port)/healthz"), (try? await URLSession.shared.data(from: health)) != nil { return }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            stop()
+            throw CancellationError()
+        }
+
+        func stop() {
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            try? FileManager.default.removeItem(at: home)
+        }
+
+        /// Runs `latchkey ARGS --server URL` with HOME set to this test's directory.
+        func cli(_ arguments: [String], server: String? = nil) throws -> LatchkeyBinary.Run {
+            try LatchkeyBinary.run(
+                arguments + ["--server", server ?? url],
+                environment: ["HOME": home.path, "XDG_CONFIG_HOME": "", "LATCHKEY_AUTHENTICATOR_STORE": "", "LATCHKEY_TOKEN_STORE": ""])
+        }
+    }
+
+    @Test("register → account → update → logout → login → passkeys → delete, with outputs and exit codes")
+    func journey() async throws {
+        let server = try await Server()
+        defer { server.stop() }
+
+        var run = try server.cli(["register", "Ada"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Registered and logged in as Ada."))
+        let sessions = server.home.appendingPathComponent(".config/latchkey/sessions.json")
+        #expect((try FileManager.default.attributesOfItem(atPath: sessions.path)[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+
+        run = try server.cli(["register", "Eve"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("already logged in"))
+
+        run = try server.cli(["account", "--json"])
+        #expect(run.status == 0)
+        #expect(run.json?["displayName"] as? String == "Ada")
+
+        run = try server.cli(["account", "update", "--credo", "The Analytical Engine weaves algebraic patterns"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("Credo:        The Analytical Engine weaves algebraic patterns"))
+        run = try server.cli(["account", "update", "--display-name", ""])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("invalid_field"))
+
+        run = try server.cli(["passkeys", "list", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+        #expect(list.count == 1)
+        let id = try #require(list.first?["id"] as? String)
+        run = try server.cli(["passkeys", "rename", id, "Linux laptop"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("Renamed to Linux laptop."))
+        run = try server.cli(["passkeys", "remove", id])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("last_passkey"))
+
+        run = try server.cli(["logout"])
+        #expect(run.status == 0)
+        run = try server.cli(["account"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("not logged in: run `latchkey login`"))
+
+        run = try server.cli(["login"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("Logged in as Ada."))
+
+        run = try server.cli(["account", "delete"])
+        #expect(run.status == 2, "without a terminal, deletion needs --yes")
+        run = try server.cli(["account", "delete", "--yes"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("removed 1 passkey(s) from the local authenticator store"))
+        run = try server.cli(["login"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("no passkey for this server"))
+    }
+
+    @Test("bad input: unknown flags exit 2, an unreachable server 3, an expired token 1 with what to do")
+    func badInput() async throws {
+        let server = try await Server(sessionTTL: 1)
+        defer { server.stop() }
+        var run = try server.cli(["register", "Ada", "--frobnicate"])
+        #expect(run.status == 2)
+        run = try server.cli(["account"], server: "ftp://example.com")
+        #expect(run.status == 2)
+        run = try server.cli(["login"], server: "http://127.0.0.1:1")
+        #expect(run.status == 3)
+        #expect(run.stderr.contains("unreachable"))
+
+        run = try server.cli(["register", "Ada"])
+        #expect(run.status == 0)
+        try await Task.sleep(for: .seconds(2))
+        run = try server.cli(["account"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("not logged in: run `latchkey login`"))
+    }
+}
