@@ -44,6 +44,7 @@ public func buildApplication(
     AccountController(store: store, sessions: sessions, authentication: authentication, configuration: configuration, now: now)
         .register(on: router)
     WellKnownController(configuration: configuration).register(on: router)
+    try PageController.load().register(on: router)
 
     let application = Application(
         router: router,

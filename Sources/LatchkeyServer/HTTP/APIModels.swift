@@ -24,9 +24,13 @@ struct AccountJSON: Encodable {
     let displayName: String
     let credo: String
     let createdAt: Date
+    /// The WebAuthn user handle (base64url): the page needs it to tell the browser's passkey manager
+    /// which passkeys are still valid (`signalAllAcceptedCredentials`). It is the caller's own.
+    let userHandle: String
 
     init(_ account: AccountRecord) {
         id = account.id
+        userHandle = Base64URL.encode(account.userHandle)
         displayName = account.displayName
         credo = account.credo
         createdAt = account.createdAt

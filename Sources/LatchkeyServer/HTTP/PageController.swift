@@ -1,0 +1,65 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The web page: three static files shipped as the target's resources, read once at start-up, served
+/// with a strict Content-Security-Policy (scripts and styles only from this origin, no inline script, no
+/// framing) and cache headers that let the browser revalidate cheaply.
+struct PageController: Sendable {
+    struct Asset: Sendable {
+        let body: ByteBuffer
+        let contentType: String
+        let etag: String
+    }
+
+    let assets: [String: Asset]
+
+    static let securityHeaders: HTTPFields = {
+        var fields: HTTPFields = [
+            .contentSecurityPolicy: "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
+                + "base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+        ]
+        let extra = [("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("Cross-Origin-Opener-Policy", "same-origin")]
+        for (name, value) in extra {
+            if let field = HTTPField.Name(name) { fields[field] = value }
+        }
+        return fields
+    }()
+
+    /// Loads the files; a missing resource bundle is a packaging error reported at start-up.
+    static func load() throws -> PageController {
+        let files: [(route: String, name: String, ext: String, type: String)] = [
+            ("/", "index", "html", "text/html; charset=utf-8"),
+            ("/app.js", "app", "js", "text/javascript; charset=utf-8"),
+            ("/style.css", "style", "css", "text/css; charset=utf-8"),
+        ]
+        var assets: [String: Asset] = [:]
+        for file in files {
+            guard let url = Bundle.module.url(forResource: file.name, withExtension: file.ext, subdirectory: "Public") else {
+                throw ServerConfiguration.Invalid(description: "the web page's file \(file.name).\(file.ext) is missing from the installation")
+            }
+            let data = try Data(contentsOf: url)
+            let digest = data.reduce(into: UInt64(14_695_981_039_346_656_037)) { $0 = ($0 ^ UInt64($1)) &* 1_099_511_628_211 }
+            assets[file.route] = Asset(body: ByteBuffer(bytes: data), contentType: file.type, etag: "\"\(String(digest, radix: 16))\"")
+        }
+        return PageController(assets: assets)
+    }
+
+    func register(on router: Router<BasicRequestContext>) {
+        for (route, asset) in assets {
+            router.get(RouterPath(stringLiteral: route)) { request, _ in Self.response(asset, request: request) }
+        }
+    }
+
+    static func response(_ asset: Asset, request: Request) -> Response {
+        var headers = securityHeaders
+        headers[.contentType] = asset.contentType
+        headers[.eTag] = asset.etag
+        // Always revalidate: a new release must reach the browser at once; the ETag makes it cheap.
+        headers[.cacheControl] = "no-cache"
+        if request.headers[.ifNoneMatch] == asset.etag {
+            return Response(status: .notModified, headers: headers)
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: asset.body))
+    }
+}

@@ -1,0 +1,132 @@
+"""The web page in a real Chromium: the whole journey, attestation, and a refused authenticator."""
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import screenshot, virtual_authenticator
+
+
+def wait(driver, seconds=20):
+    return WebDriverWait(driver, seconds)
+
+
+def visible(driver, element_id):
+    wait(driver).until(EC.visibility_of_element_located((By.ID, element_id)))
+    return driver.find_element(By.ID, element_id)
+
+
+def text_in(driver, element_id, fragment):
+    wait(driver).until(EC.text_to_be_present_in_element((By.ID, element_id), fragment))
+
+
+def register(driver, name):
+    field = visible(driver, "passkey-name")
+    field.clear()
+    field.send_keys(name)
+    driver.find_element(By.ID, "register").click()
+    visible(driver, "account")
+
+
+def test_journey(server, browser):
+    virtual_authenticator(browser)
+    browser.get(server.url + "/")
+    visible(browser, "welcome")
+    assert not browser.find_element(By.ID, "register").is_enabled(), "Register waits for a name"
+    assert browser.find_element(By.ID, "passkey-name").get_attribute("autocomplete") == "username webauthn"
+    screenshot(browser, "1-welcome")
+
+    register(browser, "Ada Lovelace")
+    assert browser.find_element(By.ID, "display-name").get_attribute("value") == "Ada Lovelace"
+    assert not browser.find_element(By.ID, "update").is_enabled(), "Update waits for a change"
+    # The session lives only in the HttpOnly cookie: script sees no token anywhere.
+    assert browser.execute_script("return document.cookie") == ""
+    assert browser.execute_script("return JSON.stringify(localStorage) + JSON.stringify(sessionStorage)") == "{}{}"
+
+    credo = browser.find_element(By.ID, "credo")
+    credo.send_keys("Imagination is the discovery faculty.")
+    browser.find_element(By.ID, "update").click()
+    text_in(browser, "status", "Saved.")
+    screenshot(browser, "2-account")
+
+    browser.refresh()
+    visible(browser, "account")
+    wait(browser).until(lambda d: d.find_element(By.ID, "credo").get_attribute("value") == "Imagination is the discovery faculty.")
+
+    browser.find_element(By.ID, "logout").click()
+    visible(browser, "welcome")
+    text_in(browser, "status", "Signed out.")
+
+    browser.find_element(By.ID, "login").click()
+    visible(browser, "account")
+    text_in(browser, "status", "Signed in as Ada Lovelace.")
+
+    # A second passkey, on a second authenticator (the first would be excluded).
+    browser.remove_virtual_authenticator()
+    virtual_authenticator(browser)
+    browser.find_element(By.ID, "add-passkey").click()
+    text_in(browser, "status", "Added the passkey")
+    wait(browser).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#passkeys li")) == 2)
+    screenshot(browser, "3-two-passkeys")
+
+    browser.find_element(By.ID, "delete").click()
+    dialog = visible(browser, "delete-dialog")
+    assert "cannot be undone" in dialog.text
+    screenshot(browser, "4-delete-dialog")
+    browser.find_element(By.ID, "confirm-delete").click()
+    visible(browser, "welcome")
+    text_in(browser, "status", "Your account was deleted.")
+
+    # The page told the browser which passkeys remain (none): Chromium removed the deleted account's
+    # passkey from the authenticator, so the next login has nothing to offer and is refused.
+    assert browser.get_credentials() == []
+    browser.find_element(By.ID, "login").click()
+    wait(browser).until(lambda d: d.find_element(By.ID, "error").text != "")
+    assert browser.find_element(By.ID, "welcome").is_displayed()
+
+
+def test_unknown_credential_is_refused_and_signalled(server, browser):
+    virtual_authenticator(browser)
+    browser.get(server.url + "/")
+    register(browser, "Ada")
+    assert len(browser.get_credentials()) == 1
+    # The account disappears behind the page's back (another device deleted it): no signal was sent.
+    status = browser.execute_async_script(
+        "const done = arguments[0]; fetch('/api/account', {method: 'DELETE'}).then(r => done(r.status), e => done(String(e)));")
+    assert status == 204
+    browser.refresh()
+    visible(browser, "welcome")
+    # Autofill offers the passkey (the virtual authenticator accepts at once), or the person clicks Log in.
+    if browser.find_element(By.ID, "error").text == "":
+        browser.find_element(By.ID, "login").click()
+    text_in(browser, "error", "This passkey is not registered here.")
+    screenshot(browser, "5-unknown-credential")
+    # signalUnknownCredential made the browser forget it.
+    wait(browser).until(lambda d: d.get_credentials() == [])
+
+
+@pytest.mark.parametrize("server", [("--attestation", "direct")], indirect=True)
+def test_direct_attestation_is_packed(server, browser):
+    virtual_authenticator(browser)
+    browser.get(server.url + "/")
+    register(browser, "Grace")
+    wait(browser).until(lambda d: "packed attestation" in d.find_element(By.ID, "passkeys").text)
+
+
+def test_authenticator_without_user_verification_is_refused(server, browser):
+    virtual_authenticator(browser, user_verified=False)
+    browser.get(server.url + "/")
+    field = visible(browser, "passkey-name")
+    field.send_keys("Eve")
+    browser.find_element(By.ID, "register").click()
+    wait(browser).until(lambda d: d.find_element(By.ID, "error").text != "")
+    assert browser.find_element(By.ID, "welcome").is_displayed()
+    assert not browser.find_element(By.ID, "account").is_displayed()
+
+
+def test_keyboard_only_registration(server, browser):
+    virtual_authenticator(browser)
+    browser.get(server.url + "/")
+    field = visible(browser, "passkey-name")
+    field.send_keys("Keyboard user\n")
+    visible(browser, "account")
