@@ -43,6 +43,15 @@ enum AttestationCertificates {
         }
     }
 
+    /// The certificate's subject public key must be the credential public key (apple, android-key).
+    static func requireSameKey(certificate: Certificate, credential: COSEKey, format: String) throws(WebAuthnError) {
+        guard let certificateKey = SignaturePublicKey(certificateKey: certificate.publicKey), let credentialKey = credential.signingKey,
+              certificateKey.canonicalBytes == credentialKey.canonicalBytes
+        else {
+            throw WebAuthnError(.attestationCertificateInvalid(format: format, rule: "the certificate's public key is not the credential public key"))
+        }
+    }
+
     /// When the certificate carries id-fido-gen-ce-aaguid, it must be non-critical and hold the
     /// authenticator data's AAGUID as an OCTET STRING.
     static func checkAAGUIDExtension(

@@ -33,6 +33,8 @@ enum AttestationFormats {
     static let all: [String: any AttestationStatementFormat] = [
         NoneAttestation.identifier: NoneAttestation(),
         PackedAttestation.identifier: PackedAttestation(),
+        FIDOU2FAttestation.identifier: FIDOU2FAttestation(),
+        AppleAttestation.identifier: AppleAttestation(),
     ]
 
     static func format(named identifier: String) throws(WebAuthnError) -> any AttestationStatementFormat {

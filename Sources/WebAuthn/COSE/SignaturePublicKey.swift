@@ -21,6 +21,17 @@ enum SignaturePublicKey: Sendable {
         else { return nil }
     }
 
+    /// The key in a canonical form for comparing two keys of any origin (COSE or certificate).
+    var canonicalBytes: [UInt8] {
+        switch self {
+        case .p256(let key): [1] + Array(key.x963Representation)
+        case .p384(let key): [2] + Array(key.x963Representation)
+        case .p521(let key): [3] + Array(key.x963Representation)
+        case .ed25519(let key): [4] + Array(key.rawRepresentation)
+        case .rsa(let key): [5] + Array(key.pkcs1DERRepresentation)
+        }
+    }
+
     /// Whether `algorithm` is one this key can be used with (key type and curve agree).
     func fits(_ algorithm: COSEAlgorithm) -> Bool {
         switch (self, algorithm) {
