@@ -35,6 +35,7 @@ enum AttestationFormats {
         PackedAttestation.identifier: PackedAttestation(),
         FIDOU2FAttestation.identifier: FIDOU2FAttestation(),
         AppleAttestation.identifier: AppleAttestation(),
+        AndroidKeyAttestation.identifier: AndroidKeyAttestation(),
     ]
 
     static func format(named identifier: String) throws(WebAuthnError) -> any AttestationStatementFormat {
