@@ -20,6 +20,11 @@ enum AttestationCertificates {
             }
             do {
                 certificates.append(try Certificate(derEncoded: der))
+            } catch where index > 0 {
+                // An intermediate the X.509 parser cannot read (real Windows TPM CAs carry such policy
+                // extensions) is left out: it can only matter for chain validation, which then fails
+                // unless the chain reaches an anchor without it.
+                continue
             } catch {
                 throw WebAuthnError(.attestationStatementMalformed(format: format, reason: "x5c[\(index)] is not a DER certificate"))
             }

@@ -36,6 +36,7 @@ enum AttestationFormats {
         FIDOU2FAttestation.identifier: FIDOU2FAttestation(),
         AppleAttestation.identifier: AppleAttestation(),
         AndroidKeyAttestation.identifier: AndroidKeyAttestation(),
+        TPMAttestationFormat.identifier: TPMAttestationFormat(),
     ]
 
     static func format(named identifier: String) throws(WebAuthnError) -> any AttestationStatementFormat {

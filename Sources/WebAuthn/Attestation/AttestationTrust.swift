@@ -21,6 +21,7 @@ enum AttestationTrust {
         guard !roots.isEmpty else { return .noAnchors }
         var verifier = Verifier(rootCertificates: CertificateStore(roots)) {
             RFC5280Policy(fixedExpiryValidationTime: time)
+            AttestationExtensionsPolicy()
         }
         let result = await verifier.validate(leaf: leaf, intermediates: CertificateStore(outcome.trustPath.dropFirst()))
         switch result {

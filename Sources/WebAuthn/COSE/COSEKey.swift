@@ -16,6 +16,14 @@ public struct COSEKey: Sendable, Equatable {
     /// The encoded COSE_Key, byte for byte as received.
     public let bytes: [UInt8]
     let signingKey: SignaturePublicKey?
+    /// The key's parameters as COSE gave them, for formats that compare them field by field (tpm).
+    let material: Material
+
+    enum Material: Sendable {
+        case ec2(curve: Int64, x: [UInt8], y: [UInt8])
+        case okp(curve: Int64, x: [UInt8])
+        case rsa(n: [UInt8], e: [UInt8])
+    }
 
     public static func == (a: COSEKey, b: COSEKey) -> Bool { a.bytes == b.bytes }
 
@@ -60,6 +68,7 @@ public struct COSEKey: Sendable, Equatable {
             guard x.count == expected.size, y.count == expected.size else {
                 throw invalid("EC2 coordinates must be \(expected.size) bytes for \(alg.name)")
             }
+            material = .ec2(curve: crv, x: x, y: y)
             let point = [0x04] + x + y
             do {
                 switch alg {
@@ -73,6 +82,7 @@ public struct COSEKey: Sendable, Equatable {
         case .okp:
             guard let crv = map[int: -1]?.int64Value else { throw invalid("OKP crv (-1) is missing") }
             guard let x = map[int: -2]?.bytesValue else { throw invalid("OKP x (-2) is missing or not a byte string") }
+            material = .okp(curve: crv, x: x)
             switch (alg, crv) {
             case (.edDSA, 6), (.ed25519, 6):
                 guard x.count == 32, let key = try? Curve25519.Signing.PublicKey(rawRepresentation: x) else {
@@ -94,6 +104,7 @@ public struct COSEKey: Sendable, Equatable {
             }
             guard let n = map[int: -1]?.bytesValue, !n.isEmpty else { throw invalid("RSA n (-1) is missing") }
             guard let e = map[int: -2]?.bytesValue, !e.isEmpty else { throw invalid("RSA e (-2) is missing") }
+            material = .rsa(n: n, e: e)
             let der = DERWriter.sequence([DERWriter.unsignedInteger(n), DERWriter.unsignedInteger(e)])
             guard let key = try? _RSA.Signing.PublicKey(unsafeDERRepresentation: der) else {
                 throw invalid("RSA key is not usable (modulus under 1024 bits or malformed)")
