@@ -34,6 +34,18 @@ public struct RelyingParty: Sendable {
     public var signCountPolicy: SignCountPolicy
     /// Roots that attestation certificate chains are validated against.
     public var trustAnchors: TrustAnchors
+    /// Policy for `android-safetynet` attestations (§8.5 leaves both checks to the relying party).
+    public struct SafetyNetPolicy: Sendable {
+        /// Require `ctsProfileMatch: true` (the device passed Android compatibility checks).
+        public var requireCTSProfileMatch = true
+        /// Refuse responses older than this (seconds); nil skips the freshness check.
+        public var maximumAge: TimeInterval? = 60
+        /// How far in the future a response's timestamp may be (clock skew).
+        public var allowedClockSkew: TimeInterval = 60
+        public init() {}
+    }
+
+    public var safetyNet = SafetyNetPolicy()
     /// Whether a registration whose attestation chain could not be validated to an anchor is refused
     /// (§7.1 step 29). Off by default: passkeys mostly come with `none` attestation.
     public var requireTrustedAttestation: Bool

@@ -269,7 +269,7 @@ struct RegistrationStepTests {
     @Test("step 22: formats match case-sensitively; unknown formats are refused")
     func step22() async {
         let f = Fabricator()
-        for fmt in ["Packed", "tpm", "fido-u2f", "x"] {
+        for fmt in ["Packed", "TPM", "fido-u2f ", "x", ""] {
             let credential = f.registration(attestationObject: f.attestationObject(fmt: fmt, authData: f.authenticatorData(attested: true)))
             let error = await failure(f, credential)
             #expect(error?.code == "unsupported_attestation_format")

@@ -4,7 +4,8 @@ import CBOR
 /// (§7.1 step 13). Other members are ignored, as CTAP2 allows more in the authenticator's response.
 struct AttestationObject {
     let format: String
-    let statement: CBORMap
+    /// A map for every format but `compound`, whose statement is an array.
+    let statement: CBORValue
     let authenticatorData: AuthenticatorData
 
     init(bytes: [UInt8]) throws(WebAuthnError) {
@@ -17,7 +18,12 @@ struct AttestationObject {
         }
         guard case .map(let map) = value else { throw malformed("not a CBOR map") }
         guard let format = map[text: "fmt"]?.textValue else { throw malformed("fmt is missing or not a text string") }
-        guard let statement = map[text: "attStmt"]?.mapValue else { throw malformed("attStmt is missing or not a map") }
+        guard let statement = map[text: "attStmt"] else { throw malformed("attStmt is missing") }
+        switch statement {
+        case .map: break
+        case .array where format == CompoundAttestation.identifier: break
+        default: throw malformed("attStmt is not a map")
+        }
         guard let authData = map[text: "authData"]?.bytesValue else {
             throw malformed("authData is missing or not a byte string")
         }

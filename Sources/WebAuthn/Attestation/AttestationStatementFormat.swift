@@ -4,12 +4,21 @@ import X509
 
 /// What every attestation statement format's verification procedure (§8) is given.
 struct AttestationInput {
-    let statement: CBORMap
+    /// The statement as a map (empty when it is not one: `compound` statements are arrays).
+    var statement: CBORMap { rawStatement.mapValue ?? CBORMap() }
+    let rawStatement: CBORValue
     let authenticatorData: AuthenticatorData
     let credential: AuthenticatorData.AttestedCredentialData
     let clientDataHash: [UInt8]
     let relyingParty: RelyingParty
     let verificationTime: Date
+
+    /// The same ceremony with another statement (a part of a compound statement).
+    func replacingStatement(with statement: CBORValue) -> AttestationInput {
+        AttestationInput(
+            rawStatement: statement, authenticatorData: authenticatorData, credential: credential, clientDataHash: clientDataHash,
+            relyingParty: relyingParty, verificationTime: verificationTime)
+    }
 }
 
 /// What a format's verification procedure returns on success (§7.1 step 23): the attestation type and
@@ -37,6 +46,8 @@ enum AttestationFormats {
         AppleAttestation.identifier: AppleAttestation(),
         AndroidKeyAttestation.identifier: AndroidKeyAttestation(),
         TPMAttestationFormat.identifier: TPMAttestationFormat(),
+        AndroidSafetyNetAttestation.identifier: AndroidSafetyNetAttestation(),
+        CompoundAttestation.identifier: CompoundAttestation(),
     ]
 
     static func format(named identifier: String) throws(WebAuthnError) -> any AttestationStatementFormat {

@@ -15,6 +15,10 @@ public struct CeremonyDocument: Sendable {
         public var topOrigins: [String] = []
         /// Latchkey's own policy key `allow_rs1`: accept RS1 credentials (off by default).
         public var allowRS1 = false
+        /// `safetynet_enforce_cts_profile_match` (default true).
+        public var safetyNetEnforceCTS = true
+        /// `safetynet_check_timestamp` (default true).
+        public var safetyNetCheckTimestamp = true
     }
 
     public let ceremony: Ceremony?
@@ -90,6 +94,8 @@ public struct CeremonyDocument: Sendable {
             policy.allowCrossOrigin = p["allow_cross_origin"] as? Bool ?? false
             policy.topOrigins = p["top_origins"] as? [String] ?? []
             policy.allowRS1 = p["allow_rs1"] as? Bool ?? false
+            policy.safetyNetEnforceCTS = p["safetynet_enforce_cts_profile_match"] as? Bool ?? true
+            policy.safetyNetCheckTimestamp = p["safetynet_check_timestamp"] as? Bool ?? true
         }
         self.policy = policy
     }
@@ -115,11 +121,14 @@ public struct CeremonyDocument: Sendable {
             }
             anchors.add(roots, forFormat: TrustAnchors.anyFormat)
         }
-        return RelyingParty(
+        var rp = RelyingParty(
             id: expectedRPID, name: expectedRPID, origins: expectedOrigins,
             userVerification: requireUserVerification ? .required : .preferred,
             allowedAlgorithms: RelyingParty.defaultAlgorithms + (policy.allowRS1 ? [.rs1] : []),
             allowCrossOrigin: policy.allowCrossOrigin, allowedTopOrigins: policy.topOrigins, trustAnchors: anchors)
+        rp.safetyNet.requireCTSProfileMatch = policy.safetyNetEnforceCTS
+        if !policy.safetyNetCheckTimestamp { rp.safetyNet.maximumAge = nil }
+        return rp
     }
 
     /// Verifies the credential as `ceremony` (or the document's own ceremony).

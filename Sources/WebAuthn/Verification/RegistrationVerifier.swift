@@ -63,7 +63,7 @@ public struct RegistrationVerifier: Sendable {
         let format = try AttestationFormats.format(named: attestation.format)
         // Step 23: the format's verification procedure.
         let outcome = try format.verify(AttestationInput(
-            statement: attestation.statement, authenticatorData: authData, credential: attested,
+            rawStatement: attestation.statement, authenticatorData: authData, credential: attested,
             clientDataHash: clientDataHash, relyingParty: rp, verificationTime: time))
         // Steps 24–25: trust anchors and the trustworthiness of the trust path.
         let assessment = try await AttestationTrust.assess(

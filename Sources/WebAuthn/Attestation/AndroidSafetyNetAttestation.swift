@@ -1,0 +1,103 @@
+import CBOR
+import Crypto
+import Foundation
+import X509
+import _CryptoExtras
+
+/// `android-safetynet` (§8.5): a SafetyNet attestation JWS from Google Play Services whose nonce binds
+/// the ceremony. Google retired the API, but devices registered with it still present this format.
+struct AndroidSafetyNetAttestation: AttestationStatementFormat {
+    static let identifier = "android-safetynet"
+    static let hostname = "attest.android.com"
+
+    private func malformed(_ reason: String) -> WebAuthnError {
+        WebAuthnError(.attestationStatementMalformed(format: Self.identifier, reason: reason))
+    }
+
+    private struct Header: Decodable {
+        let alg: String
+        let x5c: [String]
+    }
+
+    private struct Payload: Decodable {
+        let nonce: String
+        let timestampMs: Double?
+        let ctsProfileMatch: Bool?
+    }
+
+    func verify(_ input: AttestationInput) throws(WebAuthnError) -> AttestationOutcome {
+        // ver is the version of Google Play Services responsible for the response.
+        guard let ver = input.statement[text: "ver"]?.textValue, !ver.isEmpty else { throw malformed("ver is missing or empty") }
+        guard let response = input.statement[text: "response"]?.bytesValue,
+              let jws = String(validating: response, as: UTF8.self)
+        else { throw malformed("response is missing or not UTF-8") }
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(String(parts[0])), let payloadBytes = Base64URL.decode(String(parts[1])),
+              let signature = Base64URL.decode(String(parts[2]))
+        else { throw malformed("response is not a compact JWS") }
+        guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)) else {
+            throw malformed("the JWS header has no alg or x5c")
+        }
+        guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(payloadBytes)) else {
+            throw malformed("the JWS payload has no nonce")
+        }
+        // The certificates of the JWS header (standard base64 DER), leaf first.
+        var x5c: [CBORValue] = []
+        for certificate in header.x5c {
+            guard let der = Data(base64Encoded: certificate) else { throw malformed("an x5c certificate in the JWS header is not base64") }
+            x5c.append(.bytes(Array(der)))
+        }
+        let chain = try AttestationCertificates.parseX5C(.array(x5c), format: Self.identifier)
+        let leaf = chain[0]
+        // The JWS signature, by the leaf certificate's key, over "header.payload".
+        let signingInput = Array("\(parts[0]).\(parts[1])".utf8)
+        guard Self.verifyJWS(signature, over: signingInput, alg: header.alg, certificate: leaf) else {
+            throw WebAuthnError(.attestationSignatureInvalid(format: Self.identifier))
+        }
+        // The leaf certificate is issued to attest.android.com.
+        guard Self.isIssuedToAttestHost(leaf) else {
+            throw WebAuthnError(.attestationCertificateInvalid(format: Self.identifier, rule: "the certificate is not issued to attest.android.com"))
+        }
+        // nonce is the base64 of SHA-256(authenticatorData ‖ clientDataHash).
+        let nonce = Data(SHA256.hash(data: input.authenticatorData.rawBytes + input.clientDataHash)).base64EncodedString()
+        guard ConstantTime.equal(Array(payload.nonce.utf8), Array(nonce.utf8)) else {
+            throw malformed("the nonce is not base64(SHA-256(authenticatorData ‖ clientDataHash))")
+        }
+        // Relying-party policy: ctsProfileMatch, and the response's age.
+        let policy = input.relyingParty.safetyNet
+        if policy.requireCTSProfileMatch, payload.ctsProfileMatch != true {
+            throw malformed("ctsProfileMatch is not true (the device failed Android compatibility checks)")
+        }
+        if let maxAge = policy.maximumAge {
+            guard let milliseconds = payload.timestampMs else { throw malformed("timestampMs is missing") }
+            let issued = Date(timeIntervalSince1970: milliseconds / 1000)
+            let age = input.verificationTime.timeIntervalSince(issued)
+            guard age <= maxAge, age >= -policy.allowedClockSkew else {
+                throw malformed("timestampMs is outside the accepted window (\(Int(age)) s old)")
+            }
+        }
+        return AttestationOutcome(type: .basic, trustPath: chain)
+    }
+
+    /// RS256 (PKCS#1 v1.5, SHA-256) or ES256 (JWS signatures are raw r ‖ s, not DER).
+    static func verifyJWS(_ signature: [UInt8], over data: [UInt8], alg: String, certificate: Certificate) -> Bool {
+        switch (alg, SignaturePublicKey(certificateKey: certificate.publicKey)) {
+        case ("RS256", .rsa(let key)?):
+            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: data), padding: .insecurePKCS1v1_5)
+        case ("ES256", .p256(let key)?):
+            guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+            return key.isValidSignature(ecdsa, for: data)
+        default:
+            return false
+        }
+    }
+
+    static func isIssuedToAttestHost(_ certificate: Certificate) -> Bool {
+        if let names = try? certificate.extensions.subjectAlternativeNames {
+            for name in names {
+                if case .dnsName(let host) = name, host == hostname { return true }
+            }
+        }
+        return SubjectFields(certificate.subject).value(of: .RDNAttributeType.commonName) == hostname
+    }
+}
