@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import Prometheus
 
 /// A running Latchkey: the database (migrated), the services, and the Hummingbird application that
 /// serves the API. Tests build the same thing and drive it in-process.
@@ -36,7 +37,9 @@ public func buildApplication(
     let store = Store(connections: connections)
     let sessions = SessionService(store: store, ttl: configuration.sessionTTL, now: now)
     let authentication = RequestAuthentication(sessions: sessions, origins: configuration.relyingParty.origins)
-    let ceremonies = CeremonyService(store: store, configuration: configuration, sessions: sessions, now: now)
+    let registry = PrometheusCollectorRegistry()
+    let metrics = CeremonyMetrics(factory: PrometheusMetricsFactory(registry: registry))
+    let ceremonies = CeremonyService(store: store, configuration: configuration, sessions: sessions, metrics: metrics, now: now)
 
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: ErrorAndLogMiddleware())
@@ -44,6 +47,11 @@ public func buildApplication(
     AccountController(store: store, sessions: sessions, authentication: authentication, configuration: configuration, now: now)
         .register(on: router)
     WellKnownController(configuration: configuration).register(on: router)
+    router.get("/metrics") { _, _ in
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
+    }
     try PageController.load().register(on: router)
 
     let application = Application(

@@ -87,4 +87,20 @@ struct JourneyTests {
             #expect(try await api.send(.get, "/healthz").status == .ok)
         }
     }
+
+    @Test("/metrics counts ceremonies started, succeeded and failed by reason, in Prometheus text")
+    func metrics() async throws {
+        try await TestServer.run { api in
+            let phone = SoftAuthenticator(store: InMemoryCredentialStore())
+            _ = try await api.register("Ada", with: phone)
+            #expect(try await api.login(with: phone).status == .ok)
+            let replay = try await api.loginResponse(with: phone)
+            _ = try await api.send(.post, "/api/login/verify", json: ["credential": replay])
+            _ = try await api.send(.post, "/api/login/verify", json: ["credential": replay])
+            let text = try await api.send(.get, "/metrics").text
+            #expect(text.contains(#"latchkey_ceremonies_succeeded_total{ceremony="registration"} 1"#), "\(text)")
+            #expect(text.contains(#"latchkey_ceremonies_started_total{ceremony="login"} 2"#))
+            #expect(text.contains(#"latchkey_ceremonies_failed_total{ceremony="login",reason="unknown_challenge"} 1"#))
+        }
+    }
 }

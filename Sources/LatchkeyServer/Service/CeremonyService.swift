@@ -11,7 +11,7 @@ struct CeremonyService: Sendable {
     let store: Store
     let configuration: ServerConfiguration
     let sessions: SessionService
-    let metrics = CeremonyMetrics()
+    let metrics: CeremonyMetrics
     let now: @Sendable () -> Date
 
     private var relyingParty: RelyingParty { configuration.relyingParty }
