@@ -1,53 +1,17 @@
 """A real Chromium (Debian's) with a WebDriver virtual authenticator, against a real `latchkey serve`."""
 import os
 import pathlib
-import socket
-import subprocess
-import tempfile
-import time
-import urllib.request
+import sys
 
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
+from latchkey_server import ROOT, Server  # noqa: E402
+
 SCREENSHOTS = pathlib.Path(os.environ.get("LATCHKEY_SCREENSHOTS", ROOT / ".build" / "browser-screenshots"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self, *flags):
-        self.port = free_port()
-        self.url = f"http://localhost:{self.port}"
-        self.directory = tempfile.TemporaryDirectory()
-        binary = os.environ.get("LATCHKEY_BIN", str(ROOT / ".build" / "debug" / "latchkey"))
-        self.log = open(os.path.join(self.directory.name, "server.log"), "w")
-        self.process = subprocess.Popen(
-            [binary, "serve", "--port", str(self.port), "--database", f"sqlite:{self.directory.name}/db.sqlite", *flags],
-            stdout=self.log, stderr=self.log,
-        )
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2).read()
-                return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("latchkey serve did not start")
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=30)
-        self.log.close()
-        self.directory.cleanup()
 
 
 @pytest.fixture

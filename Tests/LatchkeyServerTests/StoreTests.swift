@@ -13,6 +13,18 @@ enum Backends {
         ["sqlite-memory", "sqlite-file"] + (postgresURL == nil ? [] : ["postgres"])
     }
 
+    /// Runs `body` on a fresh, migrated database, and gets rid of it afterwards whatever happens.
+    static func with(_ name: String, _ body: (Store) async throws -> Void) async throws {
+        let (store, cleanup) = try await open(name)
+        do {
+            try await body(store)
+        } catch {
+            await cleanup()
+            throw error
+        }
+        await cleanup()
+    }
+
     /// A fresh, migrated database for one test, and how to get rid of it.
     static func open(_ name: String) async throws -> (Store, cleanup: @Sendable () async -> Void) {
         let location: DatabaseLocation
@@ -69,8 +81,7 @@ struct StoreTests {
 
     @Test("accounts and credentials round-trip every field", arguments: Backends.all)
     func roundTrip(backend: String) async throws {
-        let (store, cleanup) = try await Backends.open(backend)
-        do {
+        try await Backends.with(backend) { store in
             let account = Self.account()
             let credential = Self.credential([1, 2, 3], account: account.id)
             try await store.createAccount(account, credential: credential)
@@ -81,17 +92,12 @@ struct StoreTests {
             #expect(updated?.credo == "Ça va")
             #expect(updated?.displayName == "Ada ✨")
             #expect(try await store.account(id: account.id)?.updatedAt == Date(timeIntervalSince1970: 1_800_000_000))
-        } catch {
-            await cleanup()
-            throw error
         }
-        await cleanup()
     }
 
     @Test("registration is all or nothing: a duplicate credential leaves no account behind", arguments: Backends.all)
     func atomicRegistration(backend: String) async throws {
-        let (store, cleanup) = try await Backends.open(backend)
-        do {
+        try await Backends.with(backend) { store in
             let first = Self.account()
             try await store.createAccount(first, credential: Self.credential([9], account: first.id))
             let second = Self.account()
@@ -99,17 +105,12 @@ struct StoreTests {
                 try await store.createAccount(second, credential: Self.credential([9], account: second.id))
             }
             #expect(try await store.account(id: second.id) == nil)
-        } catch {
-            await cleanup()
-            throw error
         }
-        await cleanup()
     }
 
     @Test("a challenge is consumed once, even by 50 concurrent callers; expired ones are gone", arguments: Backends.all)
     func challengeConsumedOnce(backend: String) async throws {
-        let (store, cleanup) = try await Backends.open(backend)
-        do {
+        try await Backends.with(backend) { store in
             let now = Date()
             let challenge = [UInt8](repeating: 4, count: 32)
             try await store.insertCeremony(CeremonyRecord(challenge: challenge, kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 300))
@@ -121,17 +122,12 @@ struct StoreTests {
             let old = [UInt8](repeating: 5, count: 32)
             try await store.insertCeremony(CeremonyRecord(challenge: old, kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now - 1))
             #expect(try await store.consumeCeremony(challenge: old, now: now) == nil)
-        } catch {
-            await cleanup()
-            throw error
         }
-        await cleanup()
     }
 
     @Test("sessions: found by hash until they expire; deleting the account removes everything", arguments: Backends.all)
     func sessionsAndDeletion(backend: String) async throws {
-        let (store, cleanup) = try await Backends.open(backend)
-        do {
+        try await Backends.with(backend) { store in
             let account = Self.account()
             try await store.createAccount(account, credential: Self.credential([1], account: account.id))
             try await store.addCredential(Self.credential([2], account: account.id))
@@ -148,17 +144,12 @@ struct StoreTests {
             #expect(try await store.credential(id: [1]) == nil)
             #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now) == nil)
             #expect(try await store.consumeCeremony(challenge: [8], now: now) == nil)
-        } catch {
-            await cleanup()
-            throw error
         }
-        await cleanup()
     }
 
     @Test("a login only records a counter that nobody moved in the meantime", arguments: Backends.all)
     func conditionalSignCount(backend: String) async throws {
-        let (store, cleanup) = try await Backends.open(backend)
-        do {
+        try await Backends.with(backend) { store in
             let account = Self.account()
             var credential = Self.credential([3], account: account.id)
             credential.signCount = 5
@@ -169,17 +160,12 @@ struct StoreTests {
             #expect(stored?.signCount == 6)
             #expect(stored?.backupState == true)
             #expect(stored?.lastUsedAt != nil)
-        } catch {
-            await cleanup()
-            throw error
         }
-        await cleanup()
     }
 
     @Test("migrations run once: a database opens again in a newer start-up", arguments: Backends.all.filter { $0 != "sqlite-memory" })
     func migrationsIdempotent(backend: String) async throws {
-        let (store, cleanup) = try await Backends.open(backend)
-        do {
+        try await Backends.with(backend) { store in
             let account = Self.account()
             try await store.createAccount(account, credential: Self.credential([6], account: account.id))
             try await Migrations.run(on: store.connections)
@@ -188,10 +174,6 @@ struct StoreTests {
             }
             #expect(versions == [Migrations.latestVersion])
             #expect(try await store.account(id: account.id) == account)
-        } catch {
-            await cleanup()
-            throw error
         }
-        await cleanup()
     }
 }

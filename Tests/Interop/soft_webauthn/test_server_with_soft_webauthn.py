@@ -3,21 +3,15 @@ authenticator, urllib the HTTP client. soft-webauthn asserts user presence only 
 ES256 credentials with `none` attestation, so the server runs with --user-verification preferred; a
 second server with the default (required) refuses its responses for the missing UV.
 """
-import json
-import os
 import pathlib
-import socket
-import subprocess
-import tempfile
-import time
-import urllib.error
-import urllib.request
+import sys
 from base64 import urlsafe_b64decode, urlsafe_b64encode
 
 import pytest
 from soft_webauthn import SoftWebauthnDevice
 
-ROOT = pathlib.Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "Support"))
+from latchkey_server import Server  # noqa: E402
 
 
 def b64url(data: bytes) -> str:
@@ -28,59 +22,22 @@ def unb64url(text: str) -> bytes:
     return urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self, *flags):
-        self.port = free_port()
-        self.origin = f"http://localhost:{self.port}"
-        self.directory = tempfile.TemporaryDirectory()
-        binary = os.environ.get("LATCHKEY_BIN", str(ROOT / ".build" / "debug" / "latchkey"))
-        self.process = subprocess.Popen(
-            [binary, "serve", "--port", str(self.port), "--database", f"sqlite:{self.directory.name}/db.sqlite", *flags],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            try:
-                self.call("GET", "/healthz")
-                return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError("latchkey serve did not start")
-
-    def call(self, method, path, body=None, token=None):
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
-        if data is not None:
-            request.add_header("Content-Type", "application/json")
-        if token:
-            request.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                text = response.read()
-                return response.status, json.loads(text) if text else None
-        except urllib.error.HTTPError as error:
-            text = error.read()
-            return error.code, json.loads(text) if text else None
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=30)
-        self.directory.cleanup()
-
-
 @pytest.fixture
 def server(request):
     instance = Server(*getattr(request, "param", ()))
     yield instance
     instance.stop()
+
+
+def as_json(made):
+    """soft-webauthn's PublicKeyCredential (bytes) as WebAuthn L3 JSON (base64url)."""
+    return {
+        "id": b64url(made["rawId"]),
+        "rawId": b64url(made["rawId"]),
+        "type": "public-key",
+        "response": {name: b64url(value) for name, value in made["response"].items()},
+        "clientExtensionResults": {},
+    }
 
 
 def register(server, device, display_name):
@@ -90,17 +47,7 @@ def register(server, device, display_name):
     public_key["challenge"] = unb64url(public_key["challenge"])
     public_key["user"]["id"] = unb64url(public_key["user"]["id"])
     made = device.create(options, server.origin)
-    credential = {
-        "id": b64url(made["rawId"]),
-        "rawId": b64url(made["rawId"]),
-        "type": "public-key",
-        "response": {
-            "clientDataJSON": b64url(made["response"]["clientDataJSON"]),
-            "attestationObject": b64url(made["response"]["attestationObject"]),
-        },
-        "clientExtensionResults": {},
-    }
-    return server.call("POST", "/api/registration/verify", {"credential": credential})
+    return server.call("POST", "/api/registration/verify", {"credential": as_json(made)})
 
 
 def login(server, device):
@@ -108,19 +55,7 @@ def login(server, device):
     assert status == 200, options
     options["publicKey"]["challenge"] = unb64url(options["publicKey"]["challenge"])
     made = device.get(options, server.origin)
-    credential = {
-        "id": b64url(made["rawId"]),
-        "rawId": b64url(made["rawId"]),
-        "type": "public-key",
-        "response": {
-            "clientDataJSON": b64url(made["response"]["clientDataJSON"]),
-            "authenticatorData": b64url(made["response"]["authenticatorData"]),
-            "signature": b64url(made["response"]["signature"]),
-            "userHandle": b64url(made["response"]["userHandle"]),
-        },
-        "clientExtensionResults": {},
-    }
-    return server.call("POST", "/api/login/verify", {"credential": credential})
+    return server.call("POST", "/api/login/verify", {"credential": as_json(made)})
 
 
 @pytest.mark.parametrize("server", [("--user-verification", "preferred")], indirect=True)
