@@ -4,7 +4,6 @@ import NIOCore
 import NIOPosix
 import PostgresKit
 import SQLKit
-import SQLiteKit
 
 /// The SQL dialect differences the schema has to know about. Everything else is plain SQL both accept.
 enum SQLFlavor: Sendable {
@@ -34,9 +33,9 @@ final class DatabaseConnections: Sendable {
     static func open(_ location: DatabaseLocation, logger: Logger) throws -> DatabaseConnections {
         switch location {
         case .sqlite(let path):
-            return sqlite(.file(path: path), logger: logger)
+            return try direct(path: path, logger: logger)
         case .sqliteMemory:
-            return sqlite(.memory(identifier: UUID().uuidString), logger: logger)
+            return try direct(path: ":memory:", logger: logger)
         case .postgres(let url):
             // libpq spells the scheme postgresql://; PostgresKit knows it as postgres://.
             let normalized = url.hasPrefix("postgresql://") ? "postgres://" + url.dropFirst("postgresql://".count) : url
@@ -54,31 +53,21 @@ final class DatabaseConnections: Sendable {
         }
     }
 
-    /// SQLite allows one writer at a time, so one connection per event loop is enough; WAL lets readers
-    /// proceed during a write, and a busy timeout makes a second writer wait instead of failing.
-    private static func sqlite(_ storage: SQLiteConfiguration.Storage, logger: Logger) -> DatabaseConnections {
-        let box = SendablePool(EventLoopGroupConnectionPool(
-            source: SQLiteConnectionSource(configuration: SQLiteConfiguration(storage: storage, enableForeignKeys: true)),
-            maxConnectionsPerEventLoop: 1, logger: logger, on: MultiThreadedEventLoopGroup.singleton))
-        let prepared = PreparedConnections()
+    /// SQLite through Latchkey's synchronous driver (see `DirectSQLite`).
+    private static func direct(path: String, logger: Logger) throws -> DatabaseConnections {
+        let connection = try DirectSQLite(path: path)
+        let database = DirectSQLiteDatabase(connection: connection, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
         return DatabaseConnections(
             flavor: .sqlite,
             borrow: {
-                let connection = try await box.pool.requestConnection().get()
-                let database = connection.sql(queryLogLevel: nil)
-                if prepared.firstUse(of: ObjectIdentifier(connection)) {
-                    do {
-                        try await database.raw("PRAGMA journal_mode = WAL").run()
-                        try await database.raw("PRAGMA busy_timeout = 10000").run()
-                        try await database.raw("PRAGMA synchronous = NORMAL").run()
-                    } catch {
-                        box.pool.releaseConnection(connection)
-                        throw error
-                    }
-                }
-                return (database, { box.pool.releaseConnection(connection) })
+                await connection.lock.acquire()
+                return (database, { connection.lock.release() })
             },
-            close: { try await box.pool.shutdownAsync() })
+            close: {
+                await connection.lock.acquire()
+                connection.close()
+                connection.lock.release()
+            })
     }
 
     /// Runs `body` on one borrowed connection.
@@ -113,14 +102,4 @@ final class DatabaseConnections: Sendable {
 private struct SendablePool<Source: ConnectionPoolSource>: @unchecked Sendable {
     let pool: EventLoopGroupConnectionPool<Source>
     init(_ pool: EventLoopGroupConnectionPool<Source>) { self.pool = pool }
-}
-
-/// Remembers which SQLite connections already had their pragmas set.
-private final class PreparedConnections: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: Set<ObjectIdentifier> = []
-
-    func firstUse(of connection: ObjectIdentifier) -> Bool {
-        lock.withLock { seen.insert(connection).inserted }
-    }
 }

@@ -1,0 +1,268 @@
+import CSQLite3
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import SQLKit
+
+/// Latchkey's SQLite driver for SQLKit: one connection to the system SQLite, used synchronously on the
+/// calling task's thread. A statement takes microseconds; running it where the request already runs
+/// avoids the three thread hand-offs per statement (task → event loop → thread pool → back) that a
+/// thread-pool driver costs, which dominated the server's CPU time per login. Statements are prepared
+/// once and reused.
+///
+/// All access is serialized by an async lock that a unit of work (one statement, or a transaction) holds:
+/// SQLite has one writer at a time anyway, and the work under the lock never suspends.
+final class DirectSQLite: @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private var handle: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    let lock = AsyncLock()
+
+    init(path: String) throws {
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        var db: OpaquePointer?
+        let status = sqlite3_open_v2(path, &db, flags, nil)
+        guard status == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close(db)
+            throw Failure(description: "unable to open database file \(path): \(message)")
+        }
+        handle = db
+        for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 10000"] {
+            try run(pragma, binds: []) { _ in }
+        }
+    }
+
+    deinit { close() }
+
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements = [:]
+        if let handle { sqlite3_close(handle) }
+        handle = nil
+    }
+
+    /// Runs one statement; the caller holds `lock`.
+    func run(_ sql: String, binds: [any Encodable & Sendable], onRow: (any SQLRow) -> Void) throws {
+        guard let handle else { throw Failure(description: "the database is closed") }
+        let statement: OpaquePointer
+        if let cached = statements[sql] {
+            statement = cached
+        } else {
+            var prepared: OpaquePointer?
+            guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil) == SQLITE_OK, let prepared else {
+                throw Failure(description: "prepare failed: \(String(cString: sqlite3_errmsg(handle)))")
+            }
+            statements[sql] = prepared
+            statement = prepared
+        }
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (index, bind) in binds.enumerated() {
+            try SQLiteBinding.bind(bind, to: statement, at: Int32(index + 1))
+        }
+        var columns: [String]?
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_DONE { return }
+            guard status == SQLITE_ROW else { throw Failure(description: "step failed: \(String(cString: sqlite3_errmsg(handle)))") }
+            let count = sqlite3_column_count(statement)
+            if columns == nil {
+                columns = (0..<count).map { String(cString: sqlite3_column_name(statement, $0)) }
+            }
+            var values: [String: SQLiteBinding.Value] = [:]
+            for (i, name) in (columns ?? []).enumerated() {
+                values[name] = SQLiteBinding.value(of: statement, column: Int32(i))
+            }
+            onRow(DirectSQLiteRow(columns: columns ?? [], values: values))
+        }
+    }
+}
+
+/// One unit of work's view of the connection, as SQLKit's `SQLDatabase`.
+struct DirectSQLiteDatabase: SQLDatabase {
+    let connection: DirectSQLite
+    let logger: Logger
+    let eventLoop: any EventLoop
+    var dialect: any SQLDialect { SQLiteSyntax() }
+    var version: (any SQLDatabaseReportedVersion)? { nil }
+    var queryLogLevel: Logger.Level? { nil }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
+        let (sql, binds) = serialize(query)
+        do {
+            try connection.run(sql, binds: binds, onRow: onRow)
+            return eventLoop.makeSucceededVoidFuture()
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
+        let (sql, binds) = serialize(query)
+        try connection.run(sql, binds: binds, onRow: onRow)
+    }
+}
+
+/// SQLite's SQL syntax as SQLKit needs it for the store's raw queries: numbered `?N` binds, double-quoted
+/// identifiers, RETURNING (SQLite ≥ 3.35).
+struct SQLiteSyntax: SQLDialect {
+    var name: String { "sqlite" }
+    var identifierQuote: any SQLExpression { SQLRaw("\"") }
+    var literalStringQuote: any SQLExpression { SQLRaw("'") }
+    func bindPlaceholder(at position: Int) -> any SQLExpression { SQLRaw("?\(position)") }
+    func literalBoolean(_ value: Bool) -> any SQLExpression { SQLRaw(value ? "1" : "0") }
+    var literalDefault: any SQLExpression { SQLLiteral.null }
+    var supportsAutoIncrement: Bool { false }
+    var autoIncrementClause: any SQLExpression { SQLRaw("AUTOINCREMENT") }
+    var enumSyntax: SQLEnumSyntax { .unsupported }
+    var supportsReturning: Bool { true }
+}
+
+/// Values in and out of SQLite for the types the store uses.
+enum SQLiteBinding {
+    enum Value: Sendable {
+        case null
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+        case blob([UInt8])
+    }
+
+    /// SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    static func bind(_ value: any Encodable & Sendable, to statement: OpaquePointer, at index: Int32) throws {
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .optional, mirror.children.isEmpty {
+            sqlite3_bind_null(statement, index)
+            return
+        }
+        let status: Int32
+        switch value {
+        case let data as Data:
+            status = data.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
+        case let bytes as [UInt8]:
+            status = bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
+        case let text as String:
+            status = sqlite3_bind_text(statement, index, text, -1, transient)
+        case let number as Int:
+            status = sqlite3_bind_int64(statement, index, Int64(number))
+        case let number as Int64:
+            status = sqlite3_bind_int64(statement, index, number)
+        case let number as Int32:
+            status = sqlite3_bind_int64(statement, index, Int64(number))
+        case let flag as Bool:
+            status = sqlite3_bind_int64(statement, index, flag ? 1 : 0)
+        case let number as Double:
+            status = sqlite3_bind_double(statement, index, number)
+        default:
+            throw DirectSQLite.Failure(description: "cannot bind a value of type \(type(of: value))")
+        }
+        guard status == SQLITE_OK else { throw DirectSQLite.Failure(description: "bind failed with status \(status)") }
+    }
+
+    static func value(of statement: OpaquePointer, column: Int32) -> Value {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
+        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, column)))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, column))
+            guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
+        default: return .null
+        }
+    }
+}
+
+/// A result row, decoded for the column types the store reads.
+struct DirectSQLiteRow: SQLRow {
+    let columns: [String]
+    let values: [String: SQLiteBinding.Value]
+
+    var allColumns: [String] { columns }
+
+    func contains(column: String) -> Bool { values[column] != nil }
+
+    func decodeNil(column: String) throws -> Bool {
+        guard let value = values[column] else { throw DirectSQLite.Failure(description: "no column \(column)") }
+        if case .null = value { return true }
+        return false
+    }
+
+    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+        guard let value = values[column] else { throw DirectSQLite.Failure(description: "no column \(column)") }
+        let decoded: Any?
+        switch value {
+        case .null:
+            decoded = nil
+        case .integer(let n):
+            decoded = [Int.self, Int?.self].contains(where: { $0 == D.self }) ? Int(n) as Any
+                : [Int64.self, Int64?.self].contains(where: { $0 == D.self }) ? n as Any
+                : [Bool.self, Bool?.self].contains(where: { $0 == D.self }) ? (n != 0) as Any : nil
+        case .real(let d):
+            decoded = d
+        case .text(let s):
+            decoded = s
+        case .blob(let bytes):
+            decoded = [Data.self, Data?.self].contains(where: { $0 == D.self }) ? Data(bytes) as Any : bytes as Any
+        }
+        if let typed = decoded as? D { return typed }
+        if decoded == nil, let none = Optional<Any>.none as? D { return none }
+        throw DirectSQLite.Failure(description: "column \(column) does not hold a \(D.self)")
+    }
+}
+
+/// A lock that waits by suspending, for work that spans several statements (a transaction); holders do
+/// not suspend while they hold it, so it is held for microseconds.
+final class AsyncLock: @unchecked Sendable {
+    private let state = NSLock()
+    private var locked = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        if tryAcquire() { return }
+        await withCheckedContinuation { continuation in
+            enqueue(continuation)
+        }
+    }
+
+    private func tryAcquire() -> Bool {
+        state.withLock {
+            guard !locked else { return false }
+            locked = true
+            return true
+        }
+    }
+
+    /// Queues the waiter, unless the lock was released in the meantime: then it is taken at once.
+    private func enqueue(_ continuation: CheckedContinuation<Void, Never>) {
+        let acquired: Bool = state.withLock {
+            if !locked {
+                locked = true
+                return true
+            }
+            waiters.append(continuation)
+            return false
+        }
+        if acquired { continuation.resume() }
+    }
+
+    func release() {
+        let next: CheckedContinuation<Void, Never>? = state.withLock {
+            if waiters.isEmpty {
+                locked = false
+                return nil
+            }
+            return waiters.removeFirst()
+        }
+        next?.resume() // ownership passes to the next waiter
+    }
+}
