@@ -1,7 +1,5 @@
 import ArgumentParser
 import Foundation
-import NIOCore
-import NIOPosix
 
 /// The `latchkey` command-line tool.
 ///
@@ -20,10 +18,6 @@ struct Latchkey: AsyncParsableCommand {
     )
 
     static func main() async {
-        // Swift concurrency's jobs run on NIO's event loops, so a request handler that awaits network
-        // or timer work resumes on the same threads instead of hopping to a second pool and back. Must
-        // come before any other async work.
-        NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {
