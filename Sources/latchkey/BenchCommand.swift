@@ -23,6 +23,8 @@ struct BenchCommand: AsyncParsableCommand {
     var duration = 10.0
     @Option(help: "Keep the server's database here instead of a temporary directory.")
     var database: String?
+    @Option(help: "The server's LOG_LEVEL: info logs every request, as a default server does; warning does not.")
+    var serverLogLevel = "info"
 
     func run() async throws {
         let clientCounts = clients.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
@@ -32,7 +34,7 @@ struct BenchCommand: AsyncParsableCommand {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try BenchServer.start(database: database ?? "sqlite:\(directory.path)/bench.sqlite")
+        let server = try BenchServer.start(database: database ?? "sqlite:\(directory.path)/bench.sqlite", logLevel: serverLogLevel)
         defer { server.stop() }
 
         var configuration = HTTPClient.Configuration()
@@ -49,7 +51,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     private func measureAll(api: BenchAPI, server: BenchServer, clientCounts: [Int]) async throws {
 
-        print("latchkey bench: server pid \(server.pid) at \(server.base), registering \(accounts) accounts…")
+        print("latchkey bench: server pid \(server.pid) at \(server.base) (LOG_LEVEL=\(serverLogLevel)), registering \(accounts) accounts…")
         let loginUsers = try await seed(api: api, origin: server.base, count: accounts, keep: clientCounts.max() ?? 1)
         print("clients  logins  logins/s  p50 ms  p99 ms  server CPU µs/login")
         for count in clientCounts {
@@ -172,13 +174,13 @@ final class BenchServer: @unchecked Sendable {
         self.base = base
     }
 
-    static func start(database: String) throws -> BenchServer {
+    static func start(database: String, logLevel: String) throws -> BenchServer {
         let port = Int.random(in: 20000...60000)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = ["serve", "--port", "\(port)", "--database", database, "--session-ttl", "600"]
         var environment = ProcessInfo.processInfo.environment
-        environment["LOG_LEVEL"] = "warning"
+        environment["LOG_LEVEL"] = logLevel
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

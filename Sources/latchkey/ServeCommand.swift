@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Environment: LATCHKEY_HOST, LATCHKEY_PORT, LATCHKEY_RP_ID, LATCHKEY_RP_NAME, LATCHKEY_ORIGIN (comma-separated), \
             LATCHKEY_DATABASE, LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
-            LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated).
+            LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LOG_LEVEL (default info).
             """
     )
 
@@ -39,7 +39,8 @@ struct ServeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         var logger = Logger(label: "latchkey")
-        logger.logLevel = .info
+        // LOG_LEVEL (trace … critical) as in Hummingbird; default info, which logs every request.
+        logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let latchkey: LatchkeyApplication
         do {
             latchkey = try await buildApplication(configuration: configuration, logger: logger)
