@@ -51,23 +51,6 @@ public indirect enum CBORValue: Sendable, Hashable {
         if case .map(let m) = self { return m }
         return nil
     }
-
-    /// A short name of the item's kind, for error messages.
-    public var kindName: String {
-        switch self {
-        case .unsigned, .negative: return "integer"
-        case .bytes: return "byte string"
-        case .text: return "text string"
-        case .array: return "array"
-        case .map: return "map"
-        case .tagged: return "tag"
-        case .bool: return "boolean"
-        case .null: return "null"
-        case .undefined: return "undefined"
-        case .simple: return "simple value"
-        case .float: return "float"
-        }
-    }
 }
 
 /// A CBOR map that keeps its entries in the order they were decoded (or added) and has no duplicate keys.

@@ -63,7 +63,7 @@ struct PasskeyJSON: Encodable {
         lastUsedAt = credential.lastUsedAt
         backedUp = credential.backupState
         attestationFormat = credential.attestationFormat
-        aaguid = AAGUIDText.format(credential.aaguid)
+        aaguid = AAGUIDFormat.string(credential.aaguid)
     }
 
     // lastUsedAt is always present, null until the first login.
@@ -87,13 +87,4 @@ struct PasskeyResponse: Encodable {
 
 struct RenamePasskeyRequest: Decodable {
     let name: String
-}
-
-enum AAGUIDText {
-    static func format(_ bytes: [UInt8]) -> String {
-        let hex = bytes.map { String(format: "%02x", $0) }.joined()
-        guard hex.count == 32 else { return hex }
-        let c = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(c[$0]) }.joined(separator: "-")
-    }
 }

@@ -13,8 +13,17 @@ struct CeremonyService: Sendable {
     let sessions: SessionService
     let metrics: CeremonyMetrics
     let now: @Sendable () -> Date
+    /// Derived from the configuration once, not on every verification.
+    private let relyingParty: RelyingParty
 
-    private var relyingParty: RelyingParty { configuration.relyingParty }
+    init(store: Store, configuration: ServerConfiguration, sessions: SessionService, metrics: CeremonyMetrics, now: @escaping @Sendable () -> Date) {
+        self.store = store
+        self.configuration = configuration
+        self.sessions = sessions
+        self.metrics = metrics
+        self.now = now
+        self.relyingParty = configuration.relyingParty
+    }
 
     /// Latchkey's algorithm preference (issue 5): ES256, EdDSA, ES384, RS256, PS256.
     static let offeredAlgorithms: [COSEAlgorithm] = [.es256, .edDSA, .es384, .rs256, .ps256]
@@ -87,7 +96,7 @@ struct CeremonyService: Sendable {
             throw APIError(.unauthorized, error.code, error.message)
         }
         let created = now()
-        var record = CredentialRecord(
+        let record = CredentialRecord(
             id: result.credentialId, accountId: ceremony.accountId ?? UUID().uuidString.lowercased(), publicKey: result.publicKey,
             algorithm: result.publicKeyAlgorithm.rawValue, signCount: result.signCount, transports: result.transports,
             aaguid: result.aaguid, attestationFormat: result.attestationFormat, backupEligible: result.backupEligible,
@@ -105,7 +114,6 @@ struct CeremonyService: Sendable {
                 }
                 let account = AccountRecord(
                     id: record.accountId, userHandle: userHandle, displayName: displayName, credo: "", createdAt: created, updatedAt: created)
-                record.name = String(displayName.prefix(64))
                 try await store.createAccount(account, credential: record)
                 let token = try await sessions.create(accountId: account.id)
                 metrics.succeeded(kind)

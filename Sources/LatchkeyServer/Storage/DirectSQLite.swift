@@ -204,15 +204,19 @@ struct DirectSQLiteRow: SQLRow {
         case .null:
             decoded = nil
         case .integer(let n):
-            decoded = [Int.self, Int?.self].contains(where: { $0 == D.self }) ? Int(n) as Any
-                : [Int64.self, Int64?.self].contains(where: { $0 == D.self }) ? n as Any
-                : [Bool.self, Bool?.self].contains(where: { $0 == D.self }) ? (n != 0) as Any : nil
+            if D.self == Int.self || D.self == Int?.self {
+                decoded = Int(n)
+            } else if D.self == Bool.self || D.self == Bool?.self {
+                decoded = n != 0
+            } else {
+                decoded = n
+            }
         case .real(let d):
             decoded = d
         case .text(let s):
             decoded = s
         case .blob(let bytes):
-            decoded = [Data.self, Data?.self].contains(where: { $0 == D.self }) ? Data(bytes) as Any : bytes as Any
+            decoded = D.self == Data.self || D.self == Data?.self ? Data(bytes) : bytes
         }
         if let typed = decoded as? D { return typed }
         if decoded == nil, let none = Optional<Any>.none as? D { return none }

@@ -118,7 +118,9 @@ enum TPMCertificateRequirements {
         guard let san = certificate.extensions[oid: .X509ExtensionID.subjectAlternativeName] else {
             throw broken("the subject alternative name extension is missing")
         }
-        let attributes = directoryAttributes(in: Array(san.value))
+        // Read as a tree walk over BER: real TPM certificates encode the directory name in more than one
+        // way (one RDN per attribute, or one RDN holding all three).
+        let attributes = objectIdentifiers(in: Array(san.value))
         for (oid, name) in [(manufacturerOID, "manufacturer"), (modelOID, "model"), (versionOID, "version")] where !attributes.contains(oid) {
             throw broken("the subject alternative name has no TPM \(name) (\(oid))")
         }
@@ -132,13 +134,6 @@ enum TPMCertificateRequirements {
         // The Basic Constraints extension MUST have the CA component set to false.
         guard let isCA = BasicConstraintsReader.isCertificateAuthority(certificate) else { throw broken("basic constraints are malformed") }
         if isCA { throw broken("basic constraints must have CA set to false") }
-    }
-
-    /// Every attribute type inside the SAN's directory names. Read with BER rules and a tree walk, since
-    /// real TPM certificates encode the names in more than one way (one RDN per attribute, or one RDN
-    /// holding all three).
-    static func directoryAttributes(in der: [UInt8]) -> Set<ASN1ObjectIdentifier> {
-        objectIdentifiers(in: der)
     }
 
     /// All OBJECT IDENTIFIERs anywhere in a BER tree.

@@ -40,8 +40,9 @@ public struct AuthenticationResult: Sendable, Equatable {
     public let authenticatorAttachment: String?
 }
 
-enum AAGUIDFormat {
-    static func string(_ bytes: [UInt8]) -> String {
+/// An AAGUID in its usual textual form (8-4-4-4-12 lowercase hex); other lengths as plain hex.
+public enum AAGUIDFormat {
+    public static func string(_ bytes: [UInt8]) -> String {
         let hex = bytes.map { byte in
             let s = String(byte, radix: 16)
             return s.count == 1 ? "0" + s : s
