@@ -132,7 +132,7 @@ struct StoreTests {
             try await store.createAccount(account, credential: Self.credential([1], account: account.id))
             try await store.addCredential(Self.credential([2], account: account.id))
             let now = Date()
-            try await store.insertSession(tokenHash: [1, 1], accountId: account.id, createdAt: now, expiresAt: now + 60)
+            try await store.insertSession(NewSession(tokenHash: [1, 1], accountId: account.id, createdAt: now, expiresAt: now + 60))
             try await store.insertCeremony(CeremonyRecord(challenge: [8], kind: .addPasskey, accountId: account.id, userHandle: account.userHandle, displayName: "x", expiresAt: now + 60))
             #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now) == account.id)
             #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now + 61) == nil)
@@ -147,19 +147,67 @@ struct StoreTests {
         }
     }
 
-    @Test("a login only records a counter that nobody moved in the meantime", arguments: Backends.all)
-    func conditionalSignCount(backend: String) async throws {
+    @Test("a login's writes: challenge consumed once, counter moved only from the value read, session stored", arguments: Backends.all)
+    func completeLogin(backend: String) async throws {
         try await Backends.with(backend) { store in
             let account = Self.account()
             var credential = Self.credential([3], account: account.id)
             credential.signCount = 5
             try await store.createAccount(account, credential: credential)
-            #expect(try await store.recordLogin(credentialId: [3], previousSignCount: 5, signCount: 6, backupState: true, userVerified: true, at: Date()))
-            #expect(try await !store.recordLogin(credentialId: [3], previousSignCount: 5, signCount: 7, backupState: true, userVerified: true, at: Date()))
+            let now = Date()
+            func login(_ challenge: UInt8, from previous: UInt32, to next: UInt32, token: UInt8) -> VerifiedLogin {
+                VerifiedLogin(
+                    challenge: [challenge], credentialId: [3], previousSignCount: previous, signCount: next, backupState: true, userVerified: true,
+                    session: NewSession(tokenHash: [token], accountId: account.id, createdAt: now, expiresAt: now + 60))
+            }
+            for challenge: UInt8 in [20, 21, 22] {
+                try await store.insertCeremony(CeremonyRecord(challenge: [challenge], kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 300))
+            }
+            #expect(try await store.pendingCeremony(challenge: [20], now: now)?.kind == .login)
+            #expect(try await store.completeLogin(login(20, from: 5, to: 6, token: 1)) == .completed)
+            #expect(try await store.sessionAccount(tokenHash: [1], now: now) == account.id)
+            #expect(try await store.pendingCeremony(challenge: [20], now: now) == nil)
+            // The same challenge again: nothing is written.
+            #expect(try await store.completeLogin(login(20, from: 6, to: 7, token: 2)) == .challengeUsed)
+            #expect(try await store.sessionAccount(tokenHash: [2], now: now) == nil)
+            // A counter someone else moved: the challenge is consumed, no session, the counter stays.
+            #expect(try await store.completeLogin(login(21, from: 5, to: 7, token: 3)) == .signCountMoved)
+            #expect(try await store.sessionAccount(tokenHash: [3], now: now) == nil)
+            #expect(try await store.pendingCeremony(challenge: [21], now: now) == nil)
             let stored = try await store.credential(id: [3])
             #expect(stored?.signCount == 6)
             #expect(stored?.backupState == true)
             #expect(stored?.lastUsedAt != nil)
+            // An expired login challenge is not pending, and cannot complete.
+            #expect(try await store.pendingCeremony(challenge: [22], now: now + 301) == nil)
+            let late = VerifiedLogin(
+                challenge: [22], credentialId: [3], previousSignCount: 6, signCount: 7, backupState: true, userVerified: true,
+                session: NewSession(tokenHash: [4], accountId: account.id, createdAt: now + 301, expiresAt: now + 400))
+            #expect(try await store.completeLogin(late) == .challengeUsed)
+        }
+    }
+
+    @Test("50 concurrent completions of one login challenge: exactly one opens a session", arguments: Backends.all)
+    func completeLoginOnce(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            let account = Self.account()
+            var credential = Self.credential([4], account: account.id)
+            credential.signCount = 0
+            try await store.createAccount(account, credential: credential)
+            let now = Date()
+            try await store.insertCeremony(CeremonyRecord(challenge: [30], kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 300))
+            let outcomes = try await withThrowingTaskGroup(of: Store.LoginCompletion.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        try await store.completeLogin(VerifiedLogin(
+                            challenge: [30], credentialId: [4], previousSignCount: 0, signCount: 0, backupState: false, userVerified: true,
+                            session: NewSession(tokenHash: [UInt8(index), 9], accountId: account.id, createdAt: now, expiresAt: now + 60)))
+                    }
+                }
+                return try await group.reduce(into: [Store.LoginCompletion]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == .completed }.count == 1)
+            #expect(outcomes.filter { $0 == .challengeUsed }.count == 49)
         }
     }
 

@@ -142,17 +142,20 @@ struct CeremonyService: Sendable {
 
     func verifyLogin(_ credential: AuthenticationResponseJSON) async throws -> (token: SessionToken, account: AccountRecord) {
         let challenge = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
-        guard let ceremony = try await store.consumeCeremony(challenge: challenge, now: now()), ceremony.kind == .login else {
+        // Read, not consumed yet: a successful login consumes it together with its other writes. Every
+        // failure below consumes it on its own, so a challenge is never good for a second try.
+        guard let ceremony = try await store.pendingCeremony(challenge: challenge, now: now()) else {
             metrics.failed(.login, reason: APIError.unknownChallenge.code)
             throw APIError.unknownChallenge
         }
+        guard ceremony.kind == .login else {
+            try await fail(APIError.unknownChallenge, discarding: challenge)
+        }
         guard let credentialId = Base64URL.decode(credential.rawId), !credentialId.isEmpty else {
-            metrics.failed(.login, reason: "malformed_credential")
-            throw APIError(.unauthorized, "malformed_credential", "§7.2 step 3: credential member rawId is malformed: not base64url")
+            try await fail(APIError(.unauthorized, "malformed_credential", "§7.2 step 3: credential member rawId is malformed: not base64url"), discarding: challenge)
         }
         guard let (record, account) = try await store.credentialWithAccount(id: credentialId) else {
-            metrics.failed(.login, reason: APIError.unknownCredential.code)
-            throw APIError.unknownCredential
+            try await fail(APIError.unknownCredential, discarding: challenge)
         }
         let result: AuthenticationResult
         do {
@@ -162,20 +165,32 @@ struct CeremonyService: Sendable {
             result = try AuthenticationVerifier(relyingParty: relyingParty).verify(
                 credential, expectedChallenge: challenge, storedCredential: stored)
         } catch {
-            metrics.failed(.login, reason: error.code)
-            throw APIError(.unauthorized, error.code, error.message)
+            try await fail(APIError(.unauthorized, error.code, error.message), discarding: challenge)
         }
-        guard try await store.recordLogin(
-            credentialId: record.id, previousSignCount: record.signCount, signCount: result.signCount,
-            backupState: result.backupState, userVerified: result.userVerified, at: now())
-        else {
+        let (token, session) = sessions.issue(accountId: account.id)
+        let completion = try await store.completeLogin(VerifiedLogin(
+            challenge: challenge, credentialId: record.id, previousSignCount: record.signCount, signCount: result.signCount,
+            backupState: result.backupState, userVerified: result.userVerified, session: session))
+        switch completion {
+        case .completed:
+            metrics.succeeded(.login)
+            return (token, account)
+        case .challengeUsed:
+            // A concurrent finish of the same challenge won.
+            metrics.failed(.login, reason: APIError.unknownChallenge.code)
+            throw APIError.unknownChallenge
+        case .signCountMoved:
             // Another login with this credential moved the counter in the meantime: treat as a clone.
             metrics.failed(.login, reason: "sign_count_regression")
             throw APIError(.unauthorized, "sign_count_regression", "§7.2 step 23: the signature counter changed during this login; possible cloned authenticator.")
         }
-        let token = try await sessions.create(accountId: account.id)
-        metrics.succeeded(.login)
-        return (token, account)
+    }
+
+    /// Ends a failed login: the challenge is consumed (a failure is final) and the failure counted.
+    private func fail(_ error: APIError, discarding challenge: [UInt8]) async throws -> Never {
+        _ = try await store.consumeCeremony(challenge: challenge, now: now())
+        metrics.failed(.login, reason: error.code)
+        throw error
     }
 
     /// The challenge inside clientDataJSON: how the pending ceremony is found.

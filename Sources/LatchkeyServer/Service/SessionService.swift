@@ -7,10 +7,16 @@ struct SessionService: Sendable {
     let now: @Sendable () -> Date
 
     func create(accountId: String) async throws -> SessionToken {
+        let (token, session) = issue(accountId: accountId)
+        try await store.insertSession(session)
+        return token
+    }
+
+    /// A new token and the row that stores it, for a caller that writes the row in its own transaction.
+    func issue(accountId: String) -> (token: SessionToken, session: NewSession) {
         let token = SessionToken.generate()
         let created = now()
-        try await store.insertSession(tokenHash: token.hash, accountId: accountId, createdAt: created, expiresAt: created + ttl)
-        return token
+        return (token, NewSession(tokenHash: token.hash, accountId: accountId, createdAt: created, expiresAt: created + ttl))
     }
 
     /// The account id of a valid, unexpired token; nil otherwise.

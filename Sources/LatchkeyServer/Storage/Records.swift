@@ -44,3 +44,23 @@ struct CeremonyRecord: Sendable, Equatable {
     let displayName: String?
     let expiresAt: Date
 }
+
+/// Everything a verified login writes, so that one transaction can write it: the challenge it consumes,
+/// the counter it moves (only from the value the verification compared against) and the session it opens.
+struct VerifiedLogin: Sendable {
+    let challenge: [UInt8]
+    let credentialId: [UInt8]
+    let previousSignCount: UInt32
+    let signCount: UInt32
+    let backupState: Bool
+    let userVerified: Bool
+    let session: NewSession
+}
+
+/// A session about to be stored: only the token's hash reaches the database.
+struct NewSession: Sendable {
+    let tokenHash: [UInt8]
+    let accountId: String
+    let createdAt: Date
+    let expiresAt: Date
+}

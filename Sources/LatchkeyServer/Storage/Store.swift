@@ -24,6 +24,18 @@ struct Store: Sendable {
         }
     }
 
+    /// The ceremony behind a challenge, if it is unexpired, without consuming it: a login verifies first
+    /// and consumes the challenge in the same transaction as its other writes (`completeLogin`).
+    func pendingCeremony(challenge: [UInt8], now: Date) async throws -> CeremonyRecord? {
+        let row = try await connections.withConnection { db in
+            try await db.raw("""
+                SELECT kind, account_id, user_handle, display_name, expires_at FROM ceremonies
+                WHERE challenge = \(bind: Data(challenge)) AND expires_at > \(bind: Timestamp.milliseconds(now))
+                """).first()
+        }
+        return try row.flatMap { try Self.ceremony(challenge: challenge, from: $0, now: now) }
+    }
+
     /// Removes the ceremony and returns it, in one statement: of any number of concurrent callers with the
     /// same challenge, exactly one gets it. Expired ceremonies are consumed too, and reported as absent.
     func consumeCeremony(challenge: [UInt8], now: Date) async throws -> CeremonyRecord? {
@@ -33,13 +45,7 @@ struct Store: Sendable {
                 RETURNING kind, account_id, user_handle, display_name, expires_at
                 """).first()
         }
-        guard let row else { return nil }
-        let expiresAt = Timestamp.date(try row.decode(column: "expires_at", as: Int64.self))
-        guard expiresAt > now, let kind = CeremonyRecord.Kind(rawValue: try row.decode(column: "kind", as: String.self)) else { return nil }
-        return CeremonyRecord(
-            challenge: challenge, kind: kind, accountId: try row.decode(column: "account_id", as: String?.self),
-            userHandle: try row.decode(column: "user_handle", as: Data?.self).map { Array($0) },
-            displayName: try row.decode(column: "display_name", as: String?.self), expiresAt: expiresAt)
+        return try row.flatMap { try Self.ceremony(challenge: challenge, from: $0, now: now) }
     }
 
     func purgeExpiredCeremonies(now: Date) async throws {
@@ -118,7 +124,7 @@ struct Store: Sendable {
     func credentialWithAccount(id: [UInt8]) async throws -> (CredentialRecord, AccountRecord)? {
         try await connections.withConnection { db in
             guard let row = try await db.raw("""
-                SELECT \(unsafeRaw: Self.credentialColumns.split(separator: ",").map { "c." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")),
+                SELECT \(unsafeRaw: Self.qualifiedCredentialColumns),
                        a.user_handle AS a_user_handle, a.display_name AS a_display_name, a.credo AS a_credo,
                        a.created_at AS a_created_at, a.updated_at AS a_updated_at
                 FROM credentials c JOIN accounts a ON a.id = c.account_id WHERE c.id = \(bind: Data(id))
@@ -150,18 +156,37 @@ struct Store: Sendable {
         }
     }
 
-    /// Records a successful login. The update only applies if the stored counter is still the one the
-    /// verification compared against, so two racing logins with one cloned key cannot both move it.
-    func recordLogin(credentialId: [UInt8], previousSignCount: UInt32, signCount: UInt32, backupState: Bool, userVerified: Bool, at now: Date) async throws -> Bool {
-        try await connections.withConnection { db in
-            let rows = try await db.raw("""
-                UPDATE credentials SET sign_count = \(bind: Int64(signCount)), backup_state = \(bind: backupState ? 1 : 0),
-                    uv_initialized = CASE WHEN \(bind: userVerified ? 1 : 0) = 1 THEN 1 ELSE uv_initialized END,
-                    last_used_at = \(bind: Timestamp.milliseconds(now))
-                WHERE id = \(bind: Data(credentialId)) AND sign_count = \(bind: Int64(previousSignCount))
+    enum LoginCompletion: Sendable, Equatable {
+        case completed
+        /// Another finish consumed the challenge first (or it expired): nothing was written.
+        case challengeUsed
+        /// Another login with this credential moved the counter since it was read: the challenge is
+        /// consumed, no session is opened.
+        case signCountMoved
+    }
+
+    /// The writes of a verified login, in one transaction (one commit instead of three): the challenge is
+    /// consumed by one atomic statement, so of any number of concurrent finishes exactly one completes;
+    /// the counter only moves from the value the verification compared against, so two racing logins
+    /// with one cloned key cannot both succeed; then the session is stored.
+    func completeLogin(_ login: VerifiedLogin) async throws -> LoginCompletion {
+        try await connections.transaction { db in
+            let consumed = try await db.raw("""
+                DELETE FROM ceremonies WHERE challenge = \(bind: Data(login.challenge)) AND kind = \(bind: CeremonyRecord.Kind.login.rawValue)
+                    AND expires_at > \(bind: Timestamp.milliseconds(login.session.createdAt))
+                RETURNING kind
+                """).first()
+            guard consumed != nil else { return .challengeUsed }
+            let moved = try await db.raw("""
+                UPDATE credentials SET sign_count = \(bind: Int64(login.signCount)), backup_state = \(bind: login.backupState ? 1 : 0),
+                    uv_initialized = CASE WHEN \(bind: login.userVerified ? 1 : 0) = 1 THEN 1 ELSE uv_initialized END,
+                    last_used_at = \(bind: Timestamp.milliseconds(login.session.createdAt))
+                WHERE id = \(bind: Data(login.credentialId)) AND sign_count = \(bind: Int64(login.previousSignCount))
                 RETURNING id
-                """).all()
-            return !rows.isEmpty
+                """).first()
+            guard moved != nil else { return .signCountMoved }
+            try await Self.insert(login.session, on: db)
+            return .completed
         }
     }
 
@@ -190,13 +215,16 @@ struct Store: Sendable {
 
     // MARK: Sessions
 
-    func insertSession(tokenHash: [UInt8], accountId: String, createdAt: Date, expiresAt: Date) async throws {
-        try await connections.withConnection { db in
-            try await db.raw("""
-                INSERT INTO sessions (token_hash, account_id, created_at, expires_at)
-                VALUES (\(bind: Data(tokenHash)), \(bind: accountId), \(bind: Timestamp.milliseconds(createdAt)), \(bind: Timestamp.milliseconds(expiresAt)))
-                """).run()
-        }
+    func insertSession(_ session: NewSession) async throws {
+        try await connections.withConnection { db in try await Self.insert(session, on: db) }
+    }
+
+    private static func insert(_ session: NewSession, on db: any SQLDatabase) async throws {
+        try await db.raw("""
+            INSERT INTO sessions (token_hash, account_id, created_at, expires_at)
+            VALUES (\(bind: Data(session.tokenHash)), \(bind: session.accountId), \(bind: Timestamp.milliseconds(session.createdAt)),
+                    \(bind: Timestamp.milliseconds(session.expiresAt)))
+            """).run()
     }
 
     /// The account of an unexpired session, found by the token's hash (an index look-up, so the time
@@ -227,6 +255,20 @@ struct Store: Sendable {
         id, account_id, public_key, algorithm, sign_count, transports, aaguid, attestation_format, backup_eligible, \
         backup_state, uv_initialized, name, created_at, last_used_at
         """
+
+    /// The credential columns as `c.<name>`, for the join with accounts; built once.
+    private static let qualifiedCredentialColumns = credentialColumns.split(separator: ",")
+        .map { "c." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
+
+    /// A ceremony row; nil when it expired (an expired ceremony is treated as absent) or has an unknown kind.
+    private static func ceremony(challenge: [UInt8], from row: any SQLRow, now: Date) throws -> CeremonyRecord? {
+        let expiresAt = Timestamp.date(try row.decode(column: "expires_at", as: Int64.self))
+        guard expiresAt > now, let kind = CeremonyRecord.Kind(rawValue: try row.decode(column: "kind", as: String.self)) else { return nil }
+        return CeremonyRecord(
+            challenge: challenge, kind: kind, accountId: try row.decode(column: "account_id", as: String?.self),
+            userHandle: try row.decode(column: "user_handle", as: Data?.self).map { Array($0) },
+            displayName: try row.decode(column: "display_name", as: String?.self), expiresAt: expiresAt)
+    }
 
     private static func account(from row: any SQLRow) throws -> AccountRecord {
         AccountRecord(
