@@ -19,8 +19,14 @@ final class DirectSQLite: @unchecked Sendable {
     }
 
     private var handle: OpaquePointer?
-    private var statements: [String: OpaquePointer] = [:]
+    private var statements: [String: PreparedStatement] = [:]
     let lock = AsyncLock()
+
+    /// A prepared statement and its result columns, looked up once per SQL text rather than per row.
+    private struct PreparedStatement {
+        let handle: OpaquePointer
+        let columns: DirectSQLiteRow.Columns
+    }
 
     init(path: String) throws {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
@@ -40,7 +46,7 @@ final class DirectSQLite: @unchecked Sendable {
     deinit { close() }
 
     func close() {
-        for statement in statements.values { sqlite3_finalize(statement) }
+        for statement in statements.values { sqlite3_finalize(statement.handle) }
         statements = [:]
         if let handle { sqlite3_close(handle) }
         handle = nil
@@ -49,17 +55,8 @@ final class DirectSQLite: @unchecked Sendable {
     /// Runs one statement; the caller holds `lock`.
     func run(_ sql: String, binds: [any Encodable & Sendable], onRow: (any SQLRow) -> Void) throws {
         guard let handle else { throw Failure(description: "the database is closed") }
-        let statement: OpaquePointer
-        if let cached = statements[sql] {
-            statement = cached
-        } else {
-            var prepared: OpaquePointer?
-            guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil) == SQLITE_OK, let prepared else {
-                throw Failure(description: "prepare failed: \(String(cString: sqlite3_errmsg(handle)))")
-            }
-            statements[sql] = prepared
-            statement = prepared
-        }
+        let prepared = try statements[sql] ?? prepare(sql, on: handle)
+        let statement = prepared.handle
         defer {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
@@ -67,21 +64,24 @@ final class DirectSQLite: @unchecked Sendable {
         for (index, bind) in binds.enumerated() {
             try SQLiteBinding.bind(bind, to: statement, at: Int32(index + 1))
         }
-        var columns: [String]?
         while true {
             let status = sqlite3_step(statement)
             if status == SQLITE_DONE { return }
             guard status == SQLITE_ROW else { throw Failure(description: "step failed: \(String(cString: sqlite3_errmsg(handle)))") }
-            let count = sqlite3_column_count(statement)
-            if columns == nil {
-                columns = (0..<count).map { String(cString: sqlite3_column_name(statement, $0)) }
-            }
-            var values: [String: SQLiteBinding.Value] = [:]
-            for (i, name) in (columns ?? []).enumerated() {
-                values[name] = SQLiteBinding.value(of: statement, column: Int32(i))
-            }
-            onRow(DirectSQLiteRow(columns: columns ?? [], values: values))
+            let values = (0..<Int32(prepared.columns.names.count)).map { SQLiteBinding.value(of: statement, column: $0) }
+            onRow(DirectSQLiteRow(columns: prepared.columns, values: values))
         }
+    }
+
+    private func prepare(_ sql: String, on handle: OpaquePointer) throws -> PreparedStatement {
+        var prepared: OpaquePointer?
+        guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil) == SQLITE_OK, let prepared else {
+            throw Failure(description: "prepare failed: \(String(cString: sqlite3_errmsg(handle)))")
+        }
+        let names = (0..<sqlite3_column_count(prepared)).map { String(cString: sqlite3_column_name(prepared, $0)) }
+        let statement = PreparedStatement(handle: prepared, columns: DirectSQLiteRow.Columns(names: names))
+        statements[sql] = statement
+        return statement
     }
 }
 
@@ -139,8 +139,7 @@ enum SQLiteBinding {
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     static func bind(_ value: any Encodable & Sendable, to statement: OpaquePointer, at index: Int32) throws {
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .optional, mirror.children.isEmpty {
+        if let optional = value as? any OptionalBinding, optional.isNone {
             sqlite3_bind_null(statement, index)
             return
         }
@@ -182,25 +181,49 @@ enum SQLiteBinding {
     }
 }
 
+/// Lets a bind value say that it is an absent optional (bound as NULL) without reflection.
+private protocol OptionalBinding {
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalBinding {
+    var isNone: Bool { self == nil }
+}
+
 /// A result row, decoded for the column types the store reads.
 struct DirectSQLiteRow: SQLRow {
-    let columns: [String]
-    let values: [String: SQLiteBinding.Value]
+    /// A statement's column names and their positions, shared by all its rows.
+    final class Columns: Sendable {
+        let names: [String]
+        let positions: [String: Int]
 
-    var allColumns: [String] { columns }
+        init(names: [String]) {
+            self.names = names
+            // A name that occurs twice keeps its first position, as SQLite's own look-up would.
+            self.positions = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
 
-    func contains(column: String) -> Bool { values[column] != nil }
+    let columns: Columns
+    let values: [SQLiteBinding.Value]
+
+    var allColumns: [String] { columns.names }
+
+    func contains(column: String) -> Bool { columns.positions[column] != nil }
+
+    private func value(_ column: String) throws -> SQLiteBinding.Value {
+        guard let position = columns.positions[column] else { throw DirectSQLite.Failure(description: "no column \(column)") }
+        return values[position]
+    }
 
     func decodeNil(column: String) throws -> Bool {
-        guard let value = values[column] else { throw DirectSQLite.Failure(description: "no column \(column)") }
-        if case .null = value { return true }
+        if case .null = try value(column) { return true }
         return false
     }
 
     func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
-        guard let value = values[column] else { throw DirectSQLite.Failure(description: "no column \(column)") }
         let decoded: Any?
-        switch value {
+        switch try value(column) {
         case .null:
             decoded = nil
         case .integer(let n):
