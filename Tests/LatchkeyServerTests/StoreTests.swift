@@ -147,48 +147,71 @@ struct StoreTests {
         }
     }
 
-    @Test("a login's writes: challenge consumed once, counter moved only from the value read, session stored", arguments: Backends.all)
-    func completeLogin(backend: String) async throws {
+    /// A decision that accepts with the given counter and opens a session with the given token hash.
+    static func accept(_ signCount: UInt32, token: UInt8, now: Date) -> @Sendable (CredentialRecord, AccountRecord) -> Store.LoginDecision {
+        { _, account in
+            .accept(LoginWrites(
+                signCount: signCount, backupState: true, userVerified: true,
+                session: NewSession(tokenHash: [token], accountId: account.id, createdAt: now, expiresAt: now + 60)))
+        }
+    }
+
+    @Test("a login's transaction: challenge consumed by every outcome, counter moved, session stored", arguments: Backends.all)
+    func finishLogin(backend: String) async throws {
         try await Backends.with(backend) { store in
             let account = Self.account()
             var credential = Self.credential([3], account: account.id)
             credential.signCount = 5
             try await store.createAccount(account, credential: credential)
             let now = Date()
-            func login(_ challenge: UInt8, from previous: UInt32, to next: UInt32, token: UInt8) -> VerifiedLogin {
-                VerifiedLogin(
-                    challenge: [challenge], credentialId: [3], previousSignCount: previous, signCount: next, backupState: true, userVerified: true,
-                    session: NewSession(tokenHash: [token], accountId: account.id, createdAt: now, expiresAt: now + 60))
-            }
-            for challenge: UInt8 in [20, 21, 22] {
+            for challenge: UInt8 in [20, 21, 22, 23] {
                 try await store.insertCeremony(CeremonyRecord(challenge: [challenge], kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 300))
             }
-            #expect(try await store.pendingCeremony(challenge: [20], now: now)?.kind == .login)
-            #expect(try await store.completeLogin(login(20, from: 5, to: 6, token: 1)) == .completed)
+            try await store.insertCeremony(CeremonyRecord(challenge: [24], kind: .registration, accountId: nil, userHandle: [1], displayName: "x", expiresAt: now + 300))
+
+            // The decision sees the stored credential and its account.
+            let seen = try await store.finishLogin(challenge: [20], credentialId: [3], now: now) { record, owner in
+                #expect(record.signCount == 5 && owner.id == account.id)
+                return Self.accept(6, token: 1, now: now)(record, owner)
+            }
+            guard case .completed(let owner) = seen else { Issue.record("expected a completed login, got \(seen)"); return }
+            #expect(owner.id == account.id)
             #expect(try await store.sessionAccount(tokenHash: [1], now: now) == account.id)
-            #expect(try await store.pendingCeremony(challenge: [20], now: now) == nil)
-            // The same challenge again: nothing is written.
-            #expect(try await store.completeLogin(login(20, from: 6, to: 7, token: 2)) == .challengeUsed)
-            #expect(try await store.sessionAccount(tokenHash: [2], now: now) == nil)
-            // A counter someone else moved: the challenge is consumed, no session, the counter stays.
-            #expect(try await store.completeLogin(login(21, from: 5, to: 7, token: 3)) == .signCountMoved)
-            #expect(try await store.sessionAccount(tokenHash: [3], now: now) == nil)
-            #expect(try await store.pendingCeremony(challenge: [21], now: now) == nil)
             let stored = try await store.credential(id: [3])
             #expect(stored?.signCount == 6)
             #expect(stored?.backupState == true)
             #expect(stored?.lastUsedAt != nil)
-            // An expired login challenge is not pending, and cannot complete.
-            #expect(try await store.pendingCeremony(challenge: [22], now: now + 301) == nil)
-            let late = VerifiedLogin(
-                challenge: [22], credentialId: [3], previousSignCount: 6, signCount: 7, backupState: true, userVerified: true,
-                session: NewSession(tokenHash: [4], accountId: account.id, createdAt: now + 301, expiresAt: now + 400))
-            #expect(try await store.completeLogin(late) == .challengeUsed)
+
+            // The same challenge again: nothing more is written.
+            let again = try await store.finishLogin(challenge: [20], credentialId: [3], now: now, decide: Self.accept(7, token: 2, now: now))
+            guard case .unknownChallenge = again else { Issue.record("expected unknownChallenge, got \(again)"); return }
+            #expect(try await store.sessionAccount(tokenHash: [2], now: now) == nil)
+
+            // A rejected response and an unknown credential use up their challenges as well.
+            let rejected = try await store.finishLogin(challenge: [21], credentialId: [3], now: now) { _, _ in
+                .reject(APIError(.unauthorized, "bad_signature", "no"))
+            }
+            guard case .rejected(let error) = rejected else { Issue.record("expected rejected, got \(rejected)"); return }
+            #expect(error.code == "bad_signature")
+            let unknown = try await store.finishLogin(challenge: [22], credentialId: [99], now: now, decide: Self.accept(7, token: 3, now: now))
+            guard case .unknownCredential = unknown else { Issue.record("expected unknownCredential, got \(unknown)"); return }
+            for used: UInt8 in [21, 22] {
+                #expect(try await store.consumeCeremony(challenge: [used], now: now) == nil)
+            }
+            #expect(try await store.credential(id: [3])?.signCount == 6)
+
+            // An expired challenge, and a registration challenge presented at login, are not login challenges.
+            let late = try await store.finishLogin(challenge: [23], credentialId: [3], now: now + 301, decide: Self.accept(7, token: 4, now: now))
+            guard case .unknownChallenge = late else { Issue.record("expected unknownChallenge, got \(late)"); return }
+            let wrongKind = try await store.finishLogin(challenge: [24], credentialId: [3], now: now, decide: Self.accept(7, token: 5, now: now))
+            guard case .unknownChallenge = wrongKind else { Issue.record("expected unknownChallenge, got \(wrongKind)"); return }
+            #expect(try await store.sessionAccount(tokenHash: [4], now: now) == nil)
+            #expect(try await store.sessionAccount(tokenHash: [5], now: now) == nil)
         }
     }
 
-    @Test("50 concurrent completions of one login challenge: exactly one opens a session", arguments: Backends.all)
-    func completeLoginOnce(backend: String) async throws {
+    @Test("50 concurrent finishes of one login challenge: exactly one opens a session", arguments: Backends.all)
+    func finishLoginOnce(backend: String) async throws {
         try await Backends.with(backend) { store in
             let account = Self.account()
             var credential = Self.credential([4], account: account.id)
@@ -196,18 +219,17 @@ struct StoreTests {
             try await store.createAccount(account, credential: credential)
             let now = Date()
             try await store.insertCeremony(CeremonyRecord(challenge: [30], kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 300))
-            let outcomes = try await withThrowingTaskGroup(of: Store.LoginCompletion.self) { group in
+            let completed = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<50 {
                     group.addTask {
-                        try await store.completeLogin(VerifiedLogin(
-                            challenge: [30], credentialId: [4], previousSignCount: 0, signCount: 0, backupState: false, userVerified: true,
-                            session: NewSession(tokenHash: [UInt8(index), 9], accountId: account.id, createdAt: now, expiresAt: now + 60)))
+                        let outcome = try await store.finishLogin(challenge: [30], credentialId: [4], now: now, decide: Self.accept(0, token: UInt8(index), now: now))
+                        if case .completed = outcome { return true }
+                        return false
                     }
                 }
-                return try await group.reduce(into: [Store.LoginCompletion]()) { $0.append($1) }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
-            #expect(outcomes.filter { $0 == .completed }.count == 1)
-            #expect(outcomes.filter { $0 == .challengeUsed }.count == 49)
+            #expect(completed == 1)
         }
     }
 
@@ -220,8 +242,41 @@ struct StoreTests {
             let versions = try await store.connections.withConnection { db in
                 try await db.raw("SELECT version FROM schema_migrations").all().map { try $0.decode(column: "version", as: Int.self) }
             }
-            #expect(versions == [Migrations.latestVersion])
+            #expect(versions.sorted() == Migrations.all.map(\.version))
             #expect(try await store.account(id: account.id) == account)
         }
+    }
+
+    @Test("a version-1 SQLite database upgrades: sessions and ceremonies keep their rows in clustered tables")
+    func upgradeFromVersionOne() async throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-upgrade-\(UUID().uuidString).sqlite")
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
+        let connections = try DatabaseConnections.open(.sqlite(path: url.path), logger: Logger(label: "test"))
+        let store = Store(connections: connections)
+        do {
+            try await Migrations.run(on: connections, through: 1)
+            let account = Self.account()
+            try await store.createAccount(account, credential: Self.credential([7], account: account.id))
+            let now = Date()
+            try await store.insertSession(NewSession(tokenHash: [7, 7], accountId: account.id, createdAt: now, expiresAt: now + 60))
+            try await store.insertCeremony(CeremonyRecord(challenge: [7, 8], kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 60))
+
+            try await Migrations.run(on: connections)
+            #expect(try await store.sessionAccount(tokenHash: [7, 7], now: now) == account.id)
+            #expect(try await store.consumeCeremony(challenge: [7, 8], now: now)?.kind == .login)
+            let definitions = try await connections.withConnection { db in
+                try await db.raw("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'ceremonies')").all()
+                    .map { try $0.decode(column: "sql", as: String.self) }
+            }
+            #expect(definitions.count == 2)
+            #expect(definitions.allSatisfy { $0.hasSuffix("WITHOUT ROWID") })
+            // Deleting the account still takes its sessions with it.
+            try await store.deleteAccount(id: account.id)
+            #expect(try await store.sessionAccount(tokenHash: [7, 7], now: now) == nil)
+        } catch {
+            try? await connections.shutdown()
+            throw error
+        }
+        try await connections.shutdown()
     }
 }

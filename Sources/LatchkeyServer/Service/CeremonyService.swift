@@ -142,55 +142,48 @@ struct CeremonyService: Sendable {
 
     func verifyLogin(_ credential: AuthenticationResponseJSON) async throws -> (token: SessionToken, account: AccountRecord) {
         let challenge = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
-        // Read, not consumed yet: a successful login consumes it together with its other writes. Every
-        // failure below consumes it on its own, so a challenge is never good for a second try.
-        guard let ceremony = try await store.pendingCeremony(challenge: challenge, now: now()) else {
-            metrics.failed(.login, reason: APIError.unknownChallenge.code)
-            throw APIError.unknownChallenge
-        }
-        guard ceremony.kind == .login else {
-            try await fail(APIError.unknownChallenge, discarding: challenge)
-        }
         guard let credentialId = Base64URL.decode(credential.rawId), !credentialId.isEmpty else {
-            try await fail(APIError(.unauthorized, "malformed_credential", "§7.2 step 3: credential member rawId is malformed: not base64url"), discarding: challenge)
+            // Consumed all the same: a failed finish is final.
+            _ = try await store.consumeCeremony(challenge: challenge, now: now())
+            throw failed(APIError(.unauthorized, "malformed_credential", "§7.2 step 3: credential member rawId is malformed: not base64url"))
         }
-        guard let (record, account) = try await store.credentialWithAccount(id: credentialId) else {
-            try await fail(APIError.unknownCredential, discarding: challenge)
+        let relyingParty = relyingParty
+        let sessions = sessions
+        // Made up front so that the decision inside the transaction stays a pure function of what it reads.
+        let token = SessionToken.generate()
+        let outcome = try await store.finishLogin(challenge: challenge, credentialId: credentialId, now: now()) { record, account in
+            do throws(WebAuthnError) {
+                let stored = try StoredCredential(
+                    id: record.id, publicKeyCOSE: record.publicKey, signCount: record.signCount,
+                    backupEligible: record.backupEligible, userHandle: account.userHandle)
+                let result = try AuthenticationVerifier(relyingParty: relyingParty).verify(
+                    credential, expectedChallenge: challenge, storedCredential: stored)
+                return .accept(LoginWrites(
+                    signCount: result.signCount, backupState: result.backupState, userVerified: result.userVerified,
+                    session: sessions.session(for: token, accountId: account.id)))
+            } catch {
+                return .reject(APIError(.unauthorized, error.code, error.message))
+            }
         }
-        let result: AuthenticationResult
-        do {
-            let stored = try StoredCredential(
-                id: record.id, publicKeyCOSE: record.publicKey, signCount: record.signCount,
-                backupEligible: record.backupEligible, userHandle: account.userHandle)
-            result = try AuthenticationVerifier(relyingParty: relyingParty).verify(
-                credential, expectedChallenge: challenge, storedCredential: stored)
-        } catch {
-            try await fail(APIError(.unauthorized, error.code, error.message), discarding: challenge)
-        }
-        let (token, session) = sessions.issue(accountId: account.id)
-        let completion = try await store.completeLogin(VerifiedLogin(
-            challenge: challenge, credentialId: record.id, previousSignCount: record.signCount, signCount: result.signCount,
-            backupState: result.backupState, userVerified: result.userVerified, session: session))
-        switch completion {
-        case .completed:
+        switch outcome {
+        case .completed(let account):
             metrics.succeeded(.login)
             return (token, account)
-        case .challengeUsed:
-            // A concurrent finish of the same challenge won.
-            metrics.failed(.login, reason: APIError.unknownChallenge.code)
-            throw APIError.unknownChallenge
+        case .unknownChallenge:
+            throw failed(APIError.unknownChallenge)
+        case .unknownCredential:
+            throw failed(APIError.unknownCredential)
+        case .rejected(let error):
+            throw failed(error)
         case .signCountMoved:
-            // Another login with this credential moved the counter in the meantime: treat as a clone.
-            metrics.failed(.login, reason: "sign_count_regression")
-            throw APIError(.unauthorized, "sign_count_regression", "§7.2 step 23: the signature counter changed during this login; possible cloned authenticator.")
+            throw failed(APIError(.unauthorized, "sign_count_regression", "§7.2 step 23: the signature counter changed during this login; possible cloned authenticator."))
         }
     }
 
-    /// Ends a failed login: the challenge is consumed (a failure is final) and the failure counted.
-    private func fail(_ error: APIError, discarding challenge: [UInt8]) async throws -> Never {
-        _ = try await store.consumeCeremony(challenge: challenge, now: now())
+    /// Counts a failed login by its reason and hands the error back to throw.
+    private func failed(_ error: APIError) -> APIError {
         metrics.failed(.login, reason: error.code)
-        throw error
+        return error
     }
 
     /// The challenge inside clientDataJSON: how the pending ceremony is found.

@@ -7,16 +7,15 @@ struct SessionService: Sendable {
     let now: @Sendable () -> Date
 
     func create(accountId: String) async throws -> SessionToken {
-        let (token, session) = issue(accountId: accountId)
-        try await store.insertSession(session)
+        let token = SessionToken.generate()
+        try await store.insertSession(session(for: token, accountId: accountId))
         return token
     }
 
-    /// A new token and the row that stores it, for a caller that writes the row in its own transaction.
-    func issue(accountId: String) -> (token: SessionToken, session: NewSession) {
-        let token = SessionToken.generate()
+    /// The row that stores a new token, for a caller that writes it in its own transaction.
+    func session(for token: SessionToken, accountId: String) -> NewSession {
         let created = now()
-        return (token, NewSession(tokenHash: token.hash, accountId: accountId, createdAt: created, expiresAt: created + ttl))
+        return NewSession(tokenHash: token.hash, accountId: accountId, createdAt: created, expiresAt: created + ttl)
     }
 
     /// The account id of a valid, unexpired token; nil otherwise.

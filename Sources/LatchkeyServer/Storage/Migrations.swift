@@ -61,16 +61,49 @@ enum Migrations {
                 "CREATE INDEX sessions_by_account ON sessions (account_id)",
             ]
         },
+        // SQLite only: ceremonies and sessions are keyed by random bytes and looked up only by that key, so
+        // a table clustered on it (WITHOUT ROWID) is one B-tree fewer to write per row — two pages fewer
+        // in the write-ahead log per login. PostgreSQL has no such distinction.
+        Migration(version: 2) { flavor in
+            guard flavor == .sqlite else { return [] }
+            return [
+                """
+                CREATE TABLE ceremonies_clustered (
+                    challenge BLOB PRIMARY KEY,
+                    kind TEXT NOT NULL,
+                    account_id TEXT REFERENCES accounts(id) ON DELETE CASCADE,
+                    user_handle BLOB,
+                    display_name TEXT,
+                    expires_at BIGINT NOT NULL) WITHOUT ROWID
+                """,
+                "INSERT INTO ceremonies_clustered SELECT challenge, kind, account_id, user_handle, display_name, expires_at FROM ceremonies",
+                "DROP TABLE ceremonies",
+                "ALTER TABLE ceremonies_clustered RENAME TO ceremonies",
+                "CREATE INDEX ceremonies_by_expiry ON ceremonies (expires_at)",
+                """
+                CREATE TABLE sessions_clustered (
+                    token_hash BLOB PRIMARY KEY,
+                    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL) WITHOUT ROWID
+                """,
+                "INSERT INTO sessions_clustered SELECT token_hash, account_id, created_at, expires_at FROM sessions",
+                "DROP TABLE sessions",
+                "ALTER TABLE sessions_clustered RENAME TO sessions",
+                "CREATE INDEX sessions_by_account ON sessions (account_id)",
+            ]
+        },
     ]
 
     /// The newest schema version this build knows.
     static var latestVersion: Int { all.map(\.version).max() ?? 0 }
 
-    static func run(on connections: DatabaseConnections) async throws {
+    /// Applies every version up to `last` (all by default; tests stop early to build an older database).
+    static func run(on connections: DatabaseConnections, through last: Int = latestVersion) async throws {
         try await connections.withConnection { database in
             try await database.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)").run()
         }
-        for migration in all {
+        for migration in all where migration.version <= last {
             try await connections.transaction { database in
                 // Checked inside the transaction (PostgreSQL: under an advisory lock), so two instances
                 // starting together apply each version once.

@@ -45,12 +45,9 @@ struct CeremonyRecord: Sendable, Equatable {
     let expiresAt: Date
 }
 
-/// Everything a verified login writes, so that one transaction can write it: the challenge it consumes,
-/// the counter it moves (only from the value the verification compared against) and the session it opens.
-struct VerifiedLogin: Sendable {
-    let challenge: [UInt8]
-    let credentialId: [UInt8]
-    let previousSignCount: UInt32
+/// What a verified login writes besides consuming its challenge: the credential's new state (the counter
+/// moves only from the value the verification compared against) and the session it opens.
+struct LoginWrites: Sendable {
     let signCount: UInt32
     let backupState: Bool
     let userVerified: Bool

@@ -24,18 +24,6 @@ struct Store: Sendable {
         }
     }
 
-    /// The ceremony behind a challenge, if it is unexpired, without consuming it: a login verifies first
-    /// and consumes the challenge in the same transaction as its other writes (`completeLogin`).
-    func pendingCeremony(challenge: [UInt8], now: Date) async throws -> CeremonyRecord? {
-        let row = try await connections.withConnection { db in
-            try await db.raw("""
-                SELECT kind, account_id, user_handle, display_name, expires_at FROM ceremonies
-                WHERE challenge = \(bind: Data(challenge)) AND expires_at > \(bind: Timestamp.milliseconds(now))
-                """).first()
-        }
-        return try row.flatMap { try Self.ceremony(challenge: challenge, from: $0, now: now) }
-    }
-
     /// Removes the ceremony and returns it, in one statement: of any number of concurrent callers with the
     /// same challenge, exactly one gets it. Expired ceremonies are consumed too, and reported as absent.
     func consumeCeremony(challenge: [UInt8], now: Date) async throws -> CeremonyRecord? {
@@ -121,24 +109,22 @@ struct Store: Sendable {
     }
 
     /// A credential and the account that owns it, in one query (the login's look-up).
-    func credentialWithAccount(id: [UInt8]) async throws -> (CredentialRecord, AccountRecord)? {
-        try await connections.withConnection { db in
-            guard let row = try await db.raw("""
-                SELECT \(unsafeRaw: Self.qualifiedCredentialColumns),
-                       a.user_handle AS a_user_handle, a.display_name AS a_display_name, a.credo AS a_credo,
-                       a.created_at AS a_created_at, a.updated_at AS a_updated_at
-                FROM credentials c JOIN accounts a ON a.id = c.account_id WHERE c.id = \(bind: Data(id))
-                """).first() else { return nil }
-            let credential = try Self.credential(from: row)
-            let account = AccountRecord(
-                id: credential.accountId,
-                userHandle: Array(try row.decode(column: "a_user_handle", as: Data.self)),
-                displayName: try row.decode(column: "a_display_name", as: String.self),
-                credo: try row.decode(column: "a_credo", as: String.self),
-                createdAt: Timestamp.date(try row.decode(column: "a_created_at", as: Int64.self)),
-                updatedAt: Timestamp.date(try row.decode(column: "a_updated_at", as: Int64.self)))
-            return (credential, account)
-        }
+    private static func credentialWithAccount(id: [UInt8], on db: any SQLDatabase) async throws -> (CredentialRecord, AccountRecord)? {
+        guard let row = try await db.raw("""
+            SELECT \(unsafeRaw: qualifiedCredentialColumns),
+                   a.user_handle AS a_user_handle, a.display_name AS a_display_name, a.credo AS a_credo,
+                   a.created_at AS a_created_at, a.updated_at AS a_updated_at
+            FROM credentials c JOIN accounts a ON a.id = c.account_id WHERE c.id = \(bind: Data(id))
+            """).first() else { return nil }
+        let credential = try credential(from: row)
+        let account = AccountRecord(
+            id: credential.accountId,
+            userHandle: Array(try row.decode(column: "a_user_handle", as: Data.self)),
+            displayName: try row.decode(column: "a_display_name", as: String.self),
+            credo: try row.decode(column: "a_credo", as: String.self),
+            createdAt: Timestamp.date(try row.decode(column: "a_created_at", as: Int64.self)),
+            updatedAt: Timestamp.date(try row.decode(column: "a_updated_at", as: Int64.self)))
+        return (credential, account)
     }
 
     func credential(id: [UInt8]) async throws -> CredentialRecord? {
@@ -156,37 +142,53 @@ struct Store: Sendable {
         }
     }
 
-    enum LoginCompletion: Sendable, Equatable {
-        case completed
-        /// Another finish consumed the challenge first (or it expired): nothing was written.
-        case challengeUsed
-        /// Another login with this credential moved the counter since it was read: the challenge is
-        /// consumed, no session is opened.
+    /// What a login's verification decided about the credential the response names.
+    enum LoginDecision: Sendable {
+        case accept(LoginWrites)
+        case reject(APIError)
+    }
+
+    enum LoginOutcome: Sendable {
+        case completed(AccountRecord)
+        /// No pending login ceremony has this challenge (never issued, expired, or already used).
+        case unknownChallenge
+        case unknownCredential
+        case rejected(APIError)
+        /// Another login with this credential moved the counter since it was read (possible clone).
         case signCountMoved
     }
 
-    /// The writes of a verified login, in one transaction (one commit instead of three): the challenge is
-    /// consumed by one atomic statement, so of any number of concurrent finishes exactly one completes;
-    /// the counter only moves from the value the verification compared against, so two racing logins
-    /// with one cloned key cannot both succeed; then the session is stored.
-    func completeLogin(_ login: VerifiedLogin) async throws -> LoginCompletion {
+    /// A login's database work in one transaction (one commit): the challenge is consumed first, by one
+    /// atomic statement, so of any number of concurrent finishes exactly one gets past it; the credential
+    /// and its account are read; `decide` verifies the assertion against them; an accepted login moves the
+    /// counter — only from the value `decide` saw — and stores the session. Every outcome commits, so a
+    /// rejected response has used up its challenge too; only a database failure rolls back.
+    func finishLogin(
+        challenge: [UInt8], credentialId: [UInt8], now: Date,
+        decide: @Sendable (CredentialRecord, AccountRecord) -> LoginDecision
+    ) async throws -> LoginOutcome {
         try await connections.transaction { db in
-            let consumed = try await db.raw("""
-                DELETE FROM ceremonies WHERE challenge = \(bind: Data(login.challenge)) AND kind = \(bind: CeremonyRecord.Kind.login.rawValue)
-                    AND expires_at > \(bind: Timestamp.milliseconds(login.session.createdAt))
-                RETURNING kind
-                """).first()
-            guard consumed != nil else { return .challengeUsed }
+            let ceremony = try await db.raw("""
+                DELETE FROM ceremonies WHERE challenge = \(bind: Data(challenge))
+                RETURNING kind, account_id, user_handle, display_name, expires_at
+                """).first().flatMap { try Self.ceremony(challenge: challenge, from: $0, now: now) }
+            guard let ceremony, ceremony.kind == .login else { return .unknownChallenge }
+            guard let (credential, account) = try await Self.credentialWithAccount(id: credentialId, on: db) else { return .unknownCredential }
+            let writes: LoginWrites
+            switch decide(credential, account) {
+            case .reject(let error): return .rejected(error)
+            case .accept(let accepted): writes = accepted
+            }
             let moved = try await db.raw("""
-                UPDATE credentials SET sign_count = \(bind: Int64(login.signCount)), backup_state = \(bind: login.backupState ? 1 : 0),
-                    uv_initialized = CASE WHEN \(bind: login.userVerified ? 1 : 0) = 1 THEN 1 ELSE uv_initialized END,
-                    last_used_at = \(bind: Timestamp.milliseconds(login.session.createdAt))
-                WHERE id = \(bind: Data(login.credentialId)) AND sign_count = \(bind: Int64(login.previousSignCount))
+                UPDATE credentials SET sign_count = \(bind: Int64(writes.signCount)), backup_state = \(bind: writes.backupState ? 1 : 0),
+                    uv_initialized = CASE WHEN \(bind: writes.userVerified ? 1 : 0) = 1 THEN 1 ELSE uv_initialized END,
+                    last_used_at = \(bind: Timestamp.milliseconds(writes.session.createdAt))
+                WHERE id = \(bind: Data(credential.id)) AND sign_count = \(bind: Int64(credential.signCount))
                 RETURNING id
                 """).first()
             guard moved != nil else { return .signCountMoved }
-            try await Self.insert(login.session, on: db)
-            return .completed
+            try await Self.insert(writes.session, on: db)
+            return .completed(account)
         }
     }
 
