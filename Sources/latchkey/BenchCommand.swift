@@ -2,6 +2,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHTTP1
 import SoftAuthenticator
 import WebAuthn
 
@@ -25,6 +26,8 @@ struct BenchCommand: AsyncParsableCommand {
     var database: String?
     @Option(help: "The server's LOG_LEVEL: info logs every request, as a default server does; warning does not.")
     var serverLogLevel = "info"
+    @Flag(help: "Also measure the HTTP floor: per iteration the same client work, but two GET /healthz instead of the two login requests.")
+    var floor = false
 
     func run() async throws {
         let clientCounts = clients.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
@@ -53,17 +56,29 @@ struct BenchCommand: AsyncParsableCommand {
 
         print("latchkey bench: server pid \(server.pid) at \(server.base) (LOG_LEVEL=\(serverLogLevel)), registering \(accounts) accounts…")
         let loginUsers = try await seed(api: api, origin: server.base, count: accounts, keep: clientCounts.max() ?? 1)
-        print("clients  logins  logins/s  p50 ms  p99 ms  server CPU µs/login")
+        print("what            clients  logins  logins/s  p50 ms  p99 ms  server CPU µs/login")
         for count in clientCounts {
-            let cpuBefore = server.cpuSeconds()
-            let result = try await measure(api: api, origin: server.base, users: Array(loginUsers.prefix(count)))
-            let cpu = server.cpuSeconds() - cpuBefore
-            let rate = Double(result.latencies.count) / result.elapsed
-            print(String(
-                format: "%7d  %6d  %8.1f  %6.2f  %6.2f  %19.0f", count, result.latencies.count, rate,
-                percentile(result.latencies, 0.50) * 1000, percentile(result.latencies, 0.99) * 1000,
-                cpu / Double(max(result.latencies.count, 1)) * 1e6))
+            for iteration in floor ? [Iteration.login, .floor] : [.login] {
+                let cpuBefore = server.cpuSeconds()
+                let result = try await measure(api: api, origin: server.base, users: Array(loginUsers.prefix(count)), iteration: iteration)
+                let cpu = server.cpuSeconds() - cpuBefore
+                let rate = Double(result.latencies.count) / result.elapsed
+                print(String(
+                    format: "%@  %7d  %6d  %8.1f  %6.2f  %6.2f  %19.0f", iteration.label, count, result.latencies.count, rate,
+                    percentile(result.latencies, 0.50) * 1000, percentile(result.latencies, 0.99) * 1000,
+                    cpu / Double(max(result.latencies.count, 1)) * 1e6))
+            }
         }
+    }
+
+    /// What one client does per measured iteration.
+    enum Iteration {
+        /// Options, SoftAuthenticator signing, verify.
+        case login
+        /// The same signing, between two GET /healthz: what two requests cost the server with the same pacing.
+        case floor
+
+        var label: String { self == .login ? "login         " : "floor (healthz)" }
     }
 
     /// Registers `count` accounts; returns the authenticators of the first `keep`, for logging in.
@@ -91,7 +106,7 @@ struct BenchCommand: AsyncParsableCommand {
         var elapsed: Double
     }
 
-    private func measure(api: BenchAPI, origin: String, users: [SoftAuthenticator]) async throws -> Measurement {
+    private func measure(api: BenchAPI, origin: String, users: [SoftAuthenticator], iteration: Iteration) async throws -> Measurement {
         let start = ContinuousClock.now
         let end = start + .milliseconds(Int(duration * 1000))
         let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in
@@ -100,7 +115,10 @@ struct BenchCommand: AsyncParsableCommand {
                     var samples: [Double] = []
                     while ContinuousClock.now < end {
                         let began = ContinuousClock.now
-                        try await api.login(authenticator: user, origin: origin)
+                        switch iteration {
+                        case .login: try await api.login(authenticator: user, origin: origin)
+                        case .floor: try await api.floor(authenticator: user, origin: origin)
+                        }
                         samples.append(Self.seconds(ContinuousClock.now - began))
                     }
                     return samples
@@ -132,8 +150,12 @@ struct BenchAPI: Sendable {
     }
 
     private func post(_ path: String, body: Data?, status expected: Int) async throws -> Data {
+        try await send(.POST, path, body: body, status: expected)
+    }
+
+    private func send(_ method: HTTPMethod, _ path: String, body: Data?, status expected: Int) async throws -> Data {
         var request = HTTPClientRequest(url: base + path)
-        request.method = .POST
+        request.method = method
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body))
@@ -160,6 +182,19 @@ struct BenchAPI: Sendable {
         let options = try JSONDecoder().decode(Options<PublicKeyCredentialRequestOptionsJSON>.self, from: optionsData).publicKey
         let credential = try authenticator.getAssertion(options, origin: origin)
         _ = try await post("/api/login/verify", body: try JSONEncoder().encode(["credential": credential]), status: 200)
+    }
+
+    /// A login's client-side work (decoding options, signing, encoding the response) around two requests
+    /// that do nothing on the server.
+    func floor(authenticator: SoftAuthenticator, origin: String) async throws {
+        _ = try await send(.GET, "/healthz", body: nil, status: 200)
+        let options = PublicKeyCredentialRequestOptionsJSON(
+            challenge: Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) }), timeout: 300_000,
+            rpId: URL(string: origin)?.host ?? "localhost", allowCredentials: [], userVerification: "required")
+        let credential = try authenticator.getAssertion(
+            try JSONDecoder().decode(PublicKeyCredentialRequestOptionsJSON.self, from: try JSONEncoder().encode(options)), origin: origin)
+        _ = try JSONEncoder().encode(["credential": credential])
+        _ = try await send(.GET, "/healthz", body: nil, status: 200)
     }
 }
 
