@@ -11,11 +11,19 @@ enum JSONResponse {
     }()
 
     static func make(_ status: HTTPResponse.Status, _ value: some Encodable, headers: HTTPFields = [:]) throws -> Response {
+        json(status, ByteBuffer(bytes: try encoder.encode(value)), headers: headers)
+    }
+
+    /// The same response for a body that writes its own JSON (see `JSONWritable`).
+    static func make(_ status: HTTPResponse.Status, _ value: some Encodable & JSONWritable, headers: HTTPFields = [:]) throws -> Response {
+        json(status, ByteBuffer(bytes: JSONWriter.encode(value)), headers: headers)
+    }
+
+    private static func json(_ status: HTTPResponse.Status, _ body: ByteBuffer, headers: HTTPFields) -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         fields[.cacheControl] = "no-store"
-        let data = try encoder.encode(value)
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(status: status, headers: fields, body: .init(byteBuffer: body))
     }
 
     static func empty(_ status: HTTPResponse.Status = .noContent, headers: HTTPFields = [:]) -> Response {

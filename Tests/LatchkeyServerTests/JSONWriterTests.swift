@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import WebAuthn
+@testable import LatchkeyServer
+
+/// The hand-written bodies must be exactly what the API's JSONEncoder writes for the same values, so
+/// that clients cannot tell which one answered.
+@Suite("Hand-written JSON bodies")
+struct JSONWriterTests {
+    /// Every ASCII character (all control characters among them), quotes, backslashes, slashes and
+    /// characters outside ASCII, from the BMP and beyond.
+    static let awkward = String((0..<128).map { Character(Unicode.Scalar(UInt8($0))) }) + "\"\\/é€𝄞\u{2028}\u{FEFF}"
+
+    func expectSame(_ value: some Encodable & JSONWritable, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let expected = try JSONResponse.encoder.encode(value)
+        let written = JSONWriter.encode(value)
+        #expect(String(decoding: written, as: UTF8.self) == String(decoding: expected, as: UTF8.self), sourceLocation: sourceLocation)
+        #expect(Array(expected) == written, sourceLocation: sourceLocation)
+    }
+
+    @Test("login options, with every member present and with the optional ones absent")
+    func requestOptions() throws {
+        try expectSame(OptionsResponse(publicKey: PublicKeyCredentialRequestOptionsJSON(
+            challenge: "q83vEjRWeJA", timeout: 300_000, rpId: "example.com", allowCredentials: [], userVerification: "required")))
+        try expectSame(OptionsResponse(publicKey: PublicKeyCredentialRequestOptionsJSON(challenge: "AA")))
+        try expectSame(OptionsResponse(publicKey: PublicKeyCredentialRequestOptionsJSON(
+            challenge: Self.awkward, timeout: -1, rpId: Self.awkward,
+            allowCredentials: [CredentialDescriptorJSON(id: "AQID"), CredentialDescriptorJSON(id: "BAUG", transports: ["usb", "nfc", Self.awkward])],
+            userVerification: "preferred", hints: ["security-key", Self.awkward], extensions: ExtensionInputsJSON(credProps: true))))
+        try expectSame(OptionsResponse(publicKey: PublicKeyCredentialRequestOptionsJSON(
+            challenge: "", allowCredentials: [CredentialDescriptorJSON(id: "", type: "x", transports: [])], hints: [],
+            extensions: ExtensionInputsJSON())))
+    }
+
+    @Test("session and account, for dates on whole and fractional seconds, before and after 1970")
+    func session() throws {
+        for seconds in [0, 1_763_712_000, 1_763_712_000.999, 1_763_712_059.5, 4_102_444_799.9, -86_400.25, 951_782_400] as [TimeInterval] {
+            let account = AccountRecord(
+                id: "1f0e", userHandle: [0, 1, 254, 255], displayName: Self.awkward, credo: "", createdAt: Date(timeIntervalSince1970: seconds),
+                updatedAt: Date())
+            try expectSame(SessionResponse(token: "tok_-en", account: AccountJSON(account)))
+        }
+    }
+
+    @Test("error bodies")
+    func errors() throws {
+        try expectSame(ErrorBody(error: .init(code: "unknown_challenge", message: "§7.2 step 9: \"x\" ≠ y/z \\ \n")))
+        try expectSame(ErrorBody(error: .init(code: Self.awkward, message: Self.awkward)))
+    }
+}
