@@ -15,8 +15,17 @@ struct RegistrationVerifyRequest: Decodable {
     let credential: RegistrationResponseJSON
 }
 
-struct LoginVerifyRequest: Decodable {
+struct LoginVerifyRequest: JSONReadable {
     let credential: AuthenticationResponseJSON
+
+    init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        credential = try AuthenticationResponseJSON(json: try reader.object("credential"))
+    }
+}
+
+/// A request body that reads itself from a parsed document (see `RequestBody.decode`).
+protocol JSONReadable {
+    init(json reader: JSONShapeReader) throws(JSONShapeError)
 }
 
 struct AccountJSON: Encodable {

@@ -130,3 +130,35 @@ public struct ClientExtensionResultsJSON: Codable, Sendable, Equatable {
         self.credProps = credProps
     }
 }
+
+// MARK: Reading from a parsed document (the server's fast path; the Codable conformances above read the same)
+
+extension AuthenticationResponseJSON {
+    /// Reads the response from a parsed document, member for member as `init(from:)` does.
+    public init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        self.init(
+            id: try reader.string("id"), rawId: try reader.string("rawId"),
+            response: try AuthenticatorAssertionResponseJSON(json: try reader.object("response")),
+            authenticatorAttachment: try reader.optionalString("authenticatorAttachment"),
+            clientExtensionResults: try reader.optionalObject("clientExtensionResults").map(ClientExtensionResultsJSON.init(json:))
+                ?? ClientExtensionResultsJSON(),
+            type: try reader.string("type"))
+    }
+}
+
+extension AuthenticatorAssertionResponseJSON {
+    public init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        self.init(
+            clientDataJSON: try reader.string("clientDataJSON"), authenticatorData: try reader.string("authenticatorData"),
+            signature: try reader.string("signature"), userHandle: try reader.optionalString("userHandle"),
+            attestationObject: try reader.optionalString("attestationObject"))
+    }
+}
+
+extension ClientExtensionResultsJSON {
+    public init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        self.init(credProps: try reader.optionalObject("credProps").map { reader throws(JSONShapeError) in
+            CredentialProperties(rk: try reader.optionalBool("rk"))
+        })
+    }
+}
