@@ -38,7 +38,15 @@ final class DirectSQLite: @unchecked Sendable {
             throw Failure(description: "unable to open database file \(path): \(message)")
         }
         handle = db
-        for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 10000"] {
+        // WAL with synchronous NORMAL: a commit is a write to the log, synced at checkpoints; durable
+        // across a crash of the process, at most the last commits lost with the machine's power.
+        // Checkpoints (two fsyncs each) every 10 000 log pages instead of SQLite's 1 000: at the default
+        // they were a tenth of the database's cost per login. The log is cut back to 64 MiB after each.
+        let pragmas = [
+            "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 10000",
+            "PRAGMA wal_autocheckpoint = 10000", "PRAGMA journal_size_limit = 67108864",
+        ]
+        for pragma in pragmas {
             try run(pragma, binds: []) { _ in }
         }
     }
