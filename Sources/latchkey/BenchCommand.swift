@@ -28,6 +28,13 @@ struct BenchCommand: AsyncParsableCommand {
     var serverLogLevel = "info"
     @Flag(help: "Also measure the HTTP floor: per iteration the same client work, but two GET /healthz instead of the two login requests.")
     var floor = false
+    @Option(help: "The load generator: lean (blocking sockets, a thread per client) or async-http-client.")
+    var client: LoadGenerator = .lean
+
+    enum LoadGenerator: String, ExpressibleByArgument {
+        case lean
+        case asyncHTTPClient = "async-http-client"
+    }
 
     func run() async throws {
         let clientCounts = clients.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 > 0 }
@@ -54,7 +61,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     private func measureAll(api: BenchAPI, server: BenchServer, clientCounts: [Int]) async throws {
 
-        print("latchkey bench: server pid \(server.pid) at \(server.base) (LOG_LEVEL=\(serverLogLevel)), registering \(accounts) accounts…")
+        print("latchkey bench: server pid \(server.pid) at \(server.base) (LOG_LEVEL=\(serverLogLevel)), \(client.rawValue) client, registering \(accounts) accounts…")
         let loginUsers = try await seed(api: api, origin: server.base, count: accounts, keep: clientCounts.max() ?? 1)
         print("what            clients  logins  logins/s  p50 ms  p99 ms  server CPU µs/login")
         for count in clientCounts {
@@ -107,6 +114,12 @@ struct BenchCommand: AsyncParsableCommand {
     }
 
     private func measure(api: BenchAPI, origin: String, users: [SoftAuthenticator], iteration: Iteration) async throws -> Measurement {
+        if client == .lean, let port = URL(string: origin)?.port {
+            let start = Date()
+            let latencies = try await LeanLoadGenerator(port: port, origin: origin)
+                .run(users: users, until: start + duration, iteration: iteration)
+            return Measurement(latencies: latencies, elapsed: Date().timeIntervalSince(start))
+        }
         let start = ContinuousClock.now
         let end = start + .milliseconds(Int(duration * 1000))
         let latencies = try await withThrowingTaskGroup(of: [Double].self) { group in

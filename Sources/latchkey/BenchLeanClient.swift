@@ -1,0 +1,183 @@
+import Foundation
+import SoftAuthenticator
+import WebAuthn
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The benchmark's default load generator: one blocking keep-alive socket and one thread per simulated
+/// user, requests written by hand, responses read by Content-Length, JSON read with WebAuthn's parser.
+/// AsyncHTTPClient (`--client async-http-client`) is the right client for an application, but on a
+/// 2-core machine it takes half the machine away from the server it is measuring; this client does the
+/// same login — options, SoftAuthenticator signing, verify — with little more than the signature.
+struct LeanLoadGenerator {
+    let port: Int
+    let origin: String
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Runs `users.count` threads until `end`; each returns its latencies in seconds.
+    func run(users: [SoftAuthenticator], until end: Date, iteration: BenchCommand.Iteration) async throws -> [Double] {
+        try await withThrowingTaskGroup(of: [Double].self) { group in
+            for user in users {
+                group.addTask {
+                    try await withCheckedThrowingContinuation { continuation in
+                        let thread = Thread {
+                            continuation.resume(with: Result { try loop(user: user, until: end, iteration: iteration) })
+                        }
+                        thread.start()
+                    }
+                }
+            }
+            return try await group.reduce(into: [Double]()) { $0 += $1 }
+        }
+    }
+
+    private func loop(user: SoftAuthenticator, until end: Date, iteration: BenchCommand.Iteration) throws -> [Double] {
+        let connection = try LeanHTTPConnection(port: port)
+        var samples: [Double] = []
+        while Date() < end {
+            let began = DispatchTime.now().uptimeNanoseconds
+            switch iteration {
+            case .login: try login(user, on: connection)
+            case .floor: try floor(user, on: connection)
+            }
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
+        }
+        return samples
+    }
+
+    private func login(_ user: SoftAuthenticator, on connection: LeanHTTPConnection) throws {
+        let options = try connection.send("POST", "/api/login/options", expecting: 200)
+        guard case .object(let top) = try JSONValue.parse(options), case .object(let publicKey)? = top["publicKey"],
+              case .string(let challenge)? = publicKey["challenge"]
+        else { throw Failure(description: "login options without publicKey.challenge") }
+        var rpId: String?
+        if case .string(let id)? = publicKey["rpId"] { rpId = id }
+        var userVerification: String?
+        if case .string(let uv)? = publicKey["userVerification"] { userVerification = uv }
+        let credential = try user.getAssertion(
+            PublicKeyCredentialRequestOptionsJSON(challenge: challenge, rpId: rpId, allowCredentials: [], userVerification: userVerification),
+            origin: origin)
+        _ = try connection.send("POST", "/api/login/verify", body: Array(Self.verifyBody(credential).utf8), expecting: 200)
+    }
+
+    /// The same client work around two requests that cost the server nothing but HTTP.
+    private func floor(_ user: SoftAuthenticator, on connection: LeanHTTPConnection) throws {
+        _ = try connection.send("GET", "/healthz", expecting: 200)
+        let challenge = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let credential = try user.getAssertion(
+            PublicKeyCredentialRequestOptionsJSON(challenge: challenge, rpId: URL(string: origin)?.host, allowCredentials: [], userVerification: "required"),
+            origin: origin)
+        _ = Self.verifyBody(credential)
+        _ = try connection.send("GET", "/healthz", expecting: 200)
+    }
+
+    /// `{"credential": …}` for the verify request, written directly.
+    static func verifyBody(_ credential: AuthenticationResponseJSON) -> String {
+        var response = "\"clientDataJSON\":\(quoted(credential.response.clientDataJSON)),\"authenticatorData\":\(quoted(credential.response.authenticatorData)),\"signature\":\(quoted(credential.response.signature))"
+        if let userHandle = credential.response.userHandle { response += ",\"userHandle\":\(quoted(userHandle))" }
+        var body = "{\"credential\":{\"id\":\(quoted(credential.id)),\"rawId\":\(quoted(credential.rawId)),\"type\":\(quoted(credential.type)),\"response\":{\(response)}"
+        if let attachment = credential.authenticatorAttachment { body += ",\"authenticatorAttachment\":\(quoted(attachment))" }
+        body += ",\"clientExtensionResults\":{}}}"
+        return body
+    }
+
+    /// A JSON string literal: quotes, backslashes and control characters escaped.
+    private static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+/// One blocking HTTP/1.1 keep-alive connection to 127.0.0.1.
+final class LeanHTTPConnection {
+    private let socket: Int32
+    /// Received bytes not yet consumed.
+    private var pending: [UInt8] = []
+
+    init(port: Int) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw LeanLoadGenerator.Failure(description: "socket() failed: errno \(errno)") }
+        var noDelay: Int32 = 1
+        setsockopt(socket, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw LeanLoadGenerator.Failure(description: "connect to port \(port) failed: errno \(errno)")
+        }
+    }
+
+    deinit { close(socket) }
+
+    /// Sends one request and returns the response body; any other status than `expected` is an error.
+    func send(_ method: String, _ path: String, body: [UInt8]? = nil, expecting expected: Int) throws -> [UInt8] {
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(body?.count ?? 0)\r\n"
+        if body != nil { head += "Content-Type: application/json\r\n" }
+        head += "\r\n"
+        try write(Array(head.utf8) + (body ?? []))
+        let (status, responseBody) = try readResponse()
+        guard status == expected else {
+            throw LeanLoadGenerator.Failure(description: "\(path) answered \(status): \(String(decoding: responseBody, as: UTF8.self))")
+        }
+        return responseBody
+    }
+
+    private func write(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { throw LeanLoadGenerator.Failure(description: "send failed: errno \(errno)") }
+            offset += written
+        }
+    }
+
+    private func fill() throws {
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+        let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        guard count > 0 else { throw LeanLoadGenerator.Failure(description: "the server closed the connection") }
+        pending.append(contentsOf: chunk[..<count])
+    }
+
+    /// Status and body of the next response (bodies framed by Content-Length, as the server sends them).
+    private func readResponse() throws -> (Int, [UInt8]) {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        var headEnd: Int?
+        while headEnd == nil {
+            try fill()
+            headEnd = pending.firstRange(of: separator)?.upperBound
+        }
+        guard let headEnd else { throw LeanLoadGenerator.Failure(description: "no response head") }
+        let head = String(decoding: pending[..<headEnd], as: UTF8.self).lowercased()
+        let lines = head.split(separator: "\r\n")
+        guard let statusLine = lines.first, statusLine.split(separator: " ").count >= 2,
+              let status = Int(statusLine.split(separator: " ")[1])
+        else { throw LeanLoadGenerator.Failure(description: "malformed status line") }
+        guard !head.contains("transfer-encoding: chunked") else { throw LeanLoadGenerator.Failure(description: "chunked responses are not supported") }
+        let length = lines.lazy.compactMap { line -> Int? in
+            guard line.hasPrefix("content-length:") else { return nil }
+            return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+        }.first ?? 0
+        while pending.count < headEnd + length { try fill() }
+        let body = Array(pending[headEnd..<headEnd + length])
+        pending.removeFirst(headEnd + length)
+        return (status, body)
+    }
+}
