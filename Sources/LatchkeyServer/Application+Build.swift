@@ -56,8 +56,10 @@ public func buildApplication(
 
     let application = Application(
         router: router,
+        server: .pinnedHTTP1(),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
         services: [Housekeeping(store: store, connections: connections, logger: logger)],
+        eventLoopGroupProvider: .shared(ServerEventLoops.group(threads: configuration.eventLoopThreads)),
         logger: logger)
     return LatchkeyApplication(application: application, store: store)
 }

@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Environment: LATCHKEY_HOST, LATCHKEY_PORT, LATCHKEY_RP_ID, LATCHKEY_RP_NAME, LATCHKEY_ORIGIN (comma-separated), \
             LATCHKEY_DATABASE, LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
-            LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LOG_LEVEL (default info).
+            LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LOG_LEVEL (default info).
             """
     )
 
@@ -28,6 +28,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("user-verification"), help: "required (default) or preferred.") var userVerification: String?
     @Option(help: "none (default) or direct.") var attestation: String?
     @Option(name: .customLong("apple-app-id"), help: "TEAMID.bundle.id allowed to use these passkeys; repeatable.") var appleAppId: [String] = []
+    @Option(help: "Event-loop threads serving connections (default 1; 0: one per core).") var threads: Int?
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -106,6 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
             c.attestation = preference
         }
         c.appleAppIds = appleAppId.isEmpty ? list("LATCHKEY_APPLE_APP_ID") : appleAppId
+        c.threads = try integer(threads, "LATCHKEY_THREADS") ?? c.threads
         return c
     }
 

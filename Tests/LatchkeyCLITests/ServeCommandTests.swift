@@ -26,6 +26,8 @@ struct ServeCommandTests {
         (["--origin", "https://evil.example"], "does not belong to the RP ID"),
         (["--user-verification", "sometimes"], "--user-verification"),
         (["--port", "70000"], "port"),
+        (["--threads=-1"], "threads"),
+        (["--threads", "1000"], "threads"),
         (["--database", "postgres://nobody@127.0.0.1:1/none"], "cannot be opened"),
     ])
     func badConfiguration(arguments: [String], fragment: String) throws {

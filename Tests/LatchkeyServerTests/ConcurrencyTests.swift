@@ -22,6 +22,29 @@ struct ConcurrencyTests {
         }
     }
 
+    @Test("over real connections, on one event loop or several, 50 concurrent finishes of one login challenge: exactly one success",
+          arguments: [1, 3])
+    func oneChallengeOneSuccessLive(threads: Int) async throws {
+        let latchkey = try await buildApplication(configuration: TestServer.configuration { $0.threads = threads })
+        try await latchkey.application.test(.live) { client in
+            let api = APIClient(client: client)
+            let phone = SoftAuthenticator(store: InMemoryCredentialStore())
+            _ = try await api.register("Ada", with: phone)
+            let response = try await api.loginResponse(with: phone)
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<50 {
+                    group.addTask { Int(try await api.send(.post, "/api/login/verify", json: ["credential": response]).status.code) }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 200 }.count == 1)
+            #expect(statuses.filter { $0 == 401 }.count == 49)
+            // The winner's session works over the same server.
+            let again = try await api.loginResponse(with: phone)
+            #expect(try await api.send(.post, "/api/login/verify", json: ["credential": again]).status == .ok)
+        }
+    }
+
     @Test("50 concurrent finishes of one registration challenge: exactly one account")
     func oneRegistrationOneAccount() async throws {
         let latchkey = try await buildApplication(configuration: TestServer.configuration())

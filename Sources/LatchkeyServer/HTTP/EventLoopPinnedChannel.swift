@@ -1,0 +1,68 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// Hummingbird's HTTP/1.1 connection handling, with each connection's Swift tasks run on the event loop
+/// that owns its socket. By default a connection's task runs on Swift's global pool: every request then
+/// crosses threads twice (loop → pool to run the handler, pool → loop to write the response), and those
+/// wake-ups were the largest cost of a login after the HTTP parsing itself. The handlers' work is short
+/// (a signature check, a few SQLite statements on the calling thread), so keeping it on the loop delays
+/// the loop's other connections by at most that long.
+struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
+    typealias Value = Base.Value
+    let base: Base
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        base.setup(channel: channel, logger: logger)
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+            await base.handle(value: value, logger: logger)
+        }
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1 as `.http1()`, each connection pinned to its event loop (see `EventLoopPinnedChannel`).
+    static func pinnedHTTP1() -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            EventLoopPinnedChannel(base: HTTP1Channel(responder: responder, configuration: .init()))
+        }
+    }
+}
+
+/// A Swift `TaskExecutor` that runs jobs on one NIO event loop: a job enqueued from the loop's own
+/// thread is queued there without waking anything.
+final class EventLoopTaskExecutor: TaskExecutor {
+    let eventLoop: any EventLoop
+
+    init(_ eventLoop: any EventLoop) {
+        self.eventLoop = eventLoop
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        eventLoop.execute {
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
+        }
+    }
+}
+
+/// The servers' event-loop groups, one per thread count, made on first use and kept for the life of the
+/// process like NIO's own singleton (tests start many servers; none of them owns its threads).
+enum ServerEventLoops {
+    private static let groups = NIOLockedValueBox<[Int: MultiThreadedEventLoopGroup]>([:])
+
+    static func group(threads: Int) -> MultiThreadedEventLoopGroup {
+        groups.withLockedValue { groups in
+            if let group = groups[threads] { return group }
+            let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
+            groups[threads] = group
+            return group
+        }
+    }
+}
