@@ -146,29 +146,29 @@ enum SQLiteBinding {
     /// SQLITE_TRANSIENT: SQLite copies the bytes before the call returns.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
+    /// Binds one of the value types the store uses. The common ones are tried first: each `as?` is a
+    /// dynamic cast, and an absent optional is only recognised after the concrete types have failed.
     static func bind(_ value: any Encodable & Sendable, to statement: OpaquePointer, at index: Int32) throws {
-        if let optional = value as? any OptionalBinding, optional.isNone {
-            sqlite3_bind_null(statement, index)
-            return
-        }
         let status: Int32
         switch value {
         case let data as Data:
             status = data.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
-        case let bytes as [UInt8]:
-            status = bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
         case let text as String:
             status = sqlite3_bind_text(statement, index, text, -1, transient)
-        case let number as Int:
-            status = sqlite3_bind_int64(statement, index, Int64(number))
         case let number as Int64:
             status = sqlite3_bind_int64(statement, index, number)
+        case let number as Int:
+            status = sqlite3_bind_int64(statement, index, Int64(number))
+        case let bytes as [UInt8]:
+            status = bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
         case let number as Int32:
             status = sqlite3_bind_int64(statement, index, Int64(number))
         case let flag as Bool:
             status = sqlite3_bind_int64(statement, index, flag ? 1 : 0)
         case let number as Double:
             status = sqlite3_bind_double(statement, index, number)
+        case let optional as any OptionalBinding where optional.isNone:
+            status = sqlite3_bind_null(statement, index)
         default:
             throw DirectSQLite.Failure(description: "cannot bind a value of type \(type(of: value))")
         }
