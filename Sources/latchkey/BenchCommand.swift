@@ -86,6 +86,13 @@ struct BenchCommand: AsyncParsableCommand {
         case floor
 
         var label: String { self == .login ? "login         " : "floor (healthz)" }
+
+        /// Login options as the server would send them, with a fresh challenge: what the floor signs.
+        static func floorOptions(origin: String) -> PublicKeyCredentialRequestOptionsJSON {
+            PublicKeyCredentialRequestOptionsJSON(
+                challenge: Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) }), timeout: 300_000,
+                rpId: URL(string: origin)?.host ?? "localhost", allowCredentials: [], userVerification: "required")
+        }
     }
 
     /// Registers `count` accounts; returns the authenticators of the first `keep`, for logging in.
@@ -201,9 +208,7 @@ struct BenchAPI: Sendable {
     /// that do nothing on the server.
     func floor(authenticator: SoftAuthenticator, origin: String) async throws {
         _ = try await send(.GET, "/healthz", body: nil, status: 200)
-        let options = PublicKeyCredentialRequestOptionsJSON(
-            challenge: Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) }), timeout: 300_000,
-            rpId: URL(string: origin)?.host ?? "localhost", allowCredentials: [], userVerification: "required")
+        let options = BenchCommand.Iteration.floorOptions(origin: origin)
         let credential = try authenticator.getAssertion(
             try JSONDecoder().decode(PublicKeyCredentialRequestOptionsJSON.self, from: try JSONEncoder().encode(options)), origin: origin)
         _ = try JSONEncoder().encode(["credential": credential])

@@ -68,36 +68,19 @@ struct LeanLoadGenerator {
     /// The same client work around two requests that cost the server nothing but HTTP.
     private func floor(_ user: SoftAuthenticator, on connection: LeanHTTPConnection) throws {
         _ = try connection.send("GET", "/healthz", expecting: 200)
-        let challenge = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255) })
-        let credential = try user.getAssertion(
-            PublicKeyCredentialRequestOptionsJSON(challenge: challenge, rpId: URL(string: origin)?.host, allowCredentials: [], userVerification: "required"),
-            origin: origin)
+        let credential = try user.getAssertion(BenchCommand.Iteration.floorOptions(origin: origin), origin: origin)
         _ = Self.verifyBody(credential)
         _ = try connection.send("GET", "/healthz", expecting: 200)
     }
 
     /// `{"credential": …}` for the verify request, written directly.
     static func verifyBody(_ credential: AuthenticationResponseJSON) -> String {
-        var response = "\"clientDataJSON\":\(quoted(credential.response.clientDataJSON)),\"authenticatorData\":\(quoted(credential.response.authenticatorData)),\"signature\":\(quoted(credential.response.signature))"
-        if let userHandle = credential.response.userHandle { response += ",\"userHandle\":\(quoted(userHandle))" }
-        var body = "{\"credential\":{\"id\":\(quoted(credential.id)),\"rawId\":\(quoted(credential.rawId)),\"type\":\(quoted(credential.type)),\"response\":{\(response)}"
-        if let attachment = credential.authenticatorAttachment { body += ",\"authenticatorAttachment\":\(quoted(attachment))" }
+        var response = "\"clientDataJSON\":\(JSONValue.quoted(credential.response.clientDataJSON)),\"authenticatorData\":\(JSONValue.quoted(credential.response.authenticatorData)),\"signature\":\(JSONValue.quoted(credential.response.signature))"
+        if let userHandle = credential.response.userHandle { response += ",\"userHandle\":\(JSONValue.quoted(userHandle))" }
+        var body = "{\"credential\":{\"id\":\(JSONValue.quoted(credential.id)),\"rawId\":\(JSONValue.quoted(credential.rawId)),\"type\":\(JSONValue.quoted(credential.type)),\"response\":{\(response)}"
+        if let attachment = credential.authenticatorAttachment { body += ",\"authenticatorAttachment\":\(JSONValue.quoted(attachment))" }
         body += ",\"clientExtensionResults\":{}}}"
         return body
-    }
-
-    /// A JSON string literal: quotes, backslashes and control characters escaped.
-    private static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

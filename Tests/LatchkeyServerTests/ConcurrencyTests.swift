@@ -5,20 +5,25 @@ import Testing
 
 @Suite("Concurrency")
 struct ConcurrencyTests {
+    /// Registers with `phone`, then sends one login response 50 times at once: exactly one may succeed.
+    static func finishOneLoginFiftyTimes(_ api: APIClient, with phone: SoftAuthenticator) async throws {
+        _ = try await api.register("Ada", with: phone)
+        let response = try await api.loginResponse(with: phone)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<50 {
+                group.addTask { Int(try await api.send(.post, "/api/login/verify", json: ["credential": response]).status.code) }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 200 }.count == 1)
+        #expect(statuses.filter { $0 == 401 }.count == 49)
+    }
+
     @Test("50 concurrent finishes of one login challenge: exactly one success")
     func oneChallengeOneSuccess() async throws {
         try await TestServer.run { api in
             let phone = SoftAuthenticator(store: InMemoryCredentialStore())
-            _ = try await api.register("Ada", with: phone)
-            let response = try await api.loginResponse(with: phone)
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<50 {
-                    group.addTask { Int(try await api.send(.post, "/api/login/verify", json: ["credential": response]).status.code) }
-                }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
-            }
-            #expect(statuses.filter { $0 == 200 }.count == 1)
-            #expect(statuses.filter { $0 == 401 }.count == 49)
+            try await Self.finishOneLoginFiftyTimes(api, with: phone)
         }
     }
 
@@ -29,16 +34,7 @@ struct ConcurrencyTests {
         try await latchkey.application.test(.live) { client in
             let api = APIClient(client: client)
             let phone = SoftAuthenticator(store: InMemoryCredentialStore())
-            _ = try await api.register("Ada", with: phone)
-            let response = try await api.loginResponse(with: phone)
-            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<50 {
-                    group.addTask { Int(try await api.send(.post, "/api/login/verify", json: ["credential": response]).status.code) }
-                }
-                return try await group.reduce(into: [Int]()) { $0.append($1) }
-            }
-            #expect(statuses.filter { $0 == 200 }.count == 1)
-            #expect(statuses.filter { $0 == 401 }.count == 49)
+            try await Self.finishOneLoginFiftyTimes(api, with: phone)
             // The winner's session works over the same server.
             let again = try await api.loginResponse(with: phone)
             #expect(try await api.send(.post, "/api/login/verify", json: ["credential": again]).status == .ok)

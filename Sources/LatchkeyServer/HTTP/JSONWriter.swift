@@ -146,7 +146,7 @@ extension OptionsResponse: JSONWritable where Options: JSONWritable {
 extension PublicKeyCredentialRequestOptionsJSON: JSONWritable {
     func write(to json: inout JSONWriter) {
         json.object { json in
-            if let allowCredentials { json.member("allowCredentials") { $0.array(allowCredentials) { $0.value($1) } } }
+            if let allowCredentials { json.member("allowCredentials") { $0.array(allowCredentials) { $1.write(to: &$0) } } }
             json.member("challenge", challenge)
             if let extensions { json.member("extensions", extensions) }
             if let hints { json.member("hints") { $0.array(hints) { $0.string($1) } } }
@@ -206,11 +206,5 @@ extension ErrorBody: JSONWritable {
                 }
             }
         }
-    }
-}
-
-private extension JSONWriter {
-    mutating func value(_ writable: some JSONWritable) {
-        writable.write(to: &self)
     }
 }

@@ -50,12 +50,17 @@ enum RequestBody {
         do {
             return try T(json: try JSONShapeReader(document))
         } catch {
-            let path = error.path.joined(separator: ".")
-            switch error.problem {
-            case .missing: throw APIError(.badRequest, "missing_field", "The field \(path) is missing.")
-            case .wrongType: throw APIError(.badRequest, "invalid_type", "The field \(path) has the wrong type.")
-            case .null: throw APIError(.badRequest, "invalid_type", "The field \(path) must not be null.")
-            }
+            throw fieldError(error.problem, at: error.path)
+        }
+    }
+
+    /// The 400 for a member that is missing, mistyped or null, naming it by its path.
+    private static func fieldError(_ problem: JSONShapeError.Problem, at path: [String]) -> APIError {
+        let field = path.joined(separator: ".")
+        switch problem {
+        case .missing: return APIError(.badRequest, "missing_field", "The field \(field) is missing.")
+        case .wrongType: return APIError(.badRequest, "invalid_type", "The field \(field) has the wrong type.")
+        case .null: return APIError(.badRequest, "invalid_type", "The field \(field) must not be null.")
         }
     }
 
@@ -63,12 +68,11 @@ enum RequestBody {
         do {
             return try decoder.decode(T.self, from: data)
         } catch let DecodingError.keyNotFound(key, context) {
-            let path = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
-            throw APIError(.badRequest, "missing_field", "The field \(path) is missing.")
+            throw fieldError(.missing, at: (context.codingPath + [key]).map(\.stringValue))
         } catch let DecodingError.typeMismatch(_, context) {
-            throw APIError(.badRequest, "invalid_type", "The field \(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type.")
+            throw fieldError(.wrongType, at: context.codingPath.map(\.stringValue))
         } catch let DecodingError.valueNotFound(_, context) {
-            throw APIError(.badRequest, "invalid_type", "The field \(context.codingPath.map(\.stringValue).joined(separator: ".")) must not be null.")
+            throw fieldError(.null, at: context.codingPath.map(\.stringValue))
         } catch {
             throw APIError(.badRequest, "malformed_json", "The body is not valid JSON.")
         }

@@ -147,8 +147,6 @@ struct CeremonyService: Sendable {
             _ = try await store.consumeCeremony(challenge: challenge, now: now())
             throw failed(APIError(.unauthorized, "malformed_credential", "§7.2 step 3: credential member rawId is malformed: not base64url"))
         }
-        let relyingParty = relyingParty
-        let sessions = sessions
         // Made up front so that the decision inside the transaction stays a pure function of what it reads.
         let token = SessionToken.generate()
         let outcome = try await store.finishLogin(challenge: challenge, credentialId: credentialId, now: now()) { record, account in

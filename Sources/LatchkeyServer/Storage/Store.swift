@@ -27,13 +27,14 @@ struct Store: Sendable {
     /// Removes the ceremony and returns it, in one statement: of any number of concurrent callers with the
     /// same challenge, exactly one gets it. Expired ceremonies are consumed too, and reported as absent.
     func consumeCeremony(challenge: [UInt8], now: Date) async throws -> CeremonyRecord? {
-        let row = try await connections.withConnection { db in
-            try await db.raw("""
-                DELETE FROM ceremonies WHERE challenge = \(bind: Data(challenge))
-                RETURNING kind, account_id, user_handle, display_name, expires_at
-                """).first()
-        }
-        return try row.flatMap { try Self.ceremony(challenge: challenge, from: $0, now: now) }
+        try await connections.withConnection { db in try await Self.consumeCeremony(challenge: challenge, now: now, on: db) }
+    }
+
+    private static func consumeCeremony(challenge: [UInt8], now: Date, on db: any SQLDatabase) async throws -> CeremonyRecord? {
+        try await db.raw("""
+            DELETE FROM ceremonies WHERE challenge = \(bind: Data(challenge))
+            RETURNING kind, account_id, user_handle, display_name, expires_at
+            """).first().flatMap { try ceremony(challenge: challenge, from: $0, now: now) }
     }
 
     func purgeExpiredCeremonies(now: Date) async throws {
@@ -168,10 +169,7 @@ struct Store: Sendable {
         decide: @Sendable (CredentialRecord, AccountRecord) -> LoginDecision
     ) async throws -> LoginOutcome {
         try await connections.transaction { db in
-            let ceremony = try await db.raw("""
-                DELETE FROM ceremonies WHERE challenge = \(bind: Data(challenge))
-                RETURNING kind, account_id, user_handle, display_name, expires_at
-                """).first().flatMap { try Self.ceremony(challenge: challenge, from: $0, now: now) }
+            let ceremony = try await Self.consumeCeremony(challenge: challenge, now: now, on: db)
             guard let ceremony, ceremony.kind == .login else { return .unknownChallenge }
             guard let (credential, account) = try await Self.credentialWithAccount(id: credentialId, on: db) else { return .unknownCredential }
             let writes: LoginWrites

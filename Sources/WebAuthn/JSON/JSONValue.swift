@@ -23,6 +23,23 @@ public indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// `text` as a JSON string literal, escaped as §5.8.1.1's CCDToString does: `"`, `\` and control
+    /// characters (as `\u00XX`); everything else as it is.
+    public static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
     /// A short name of the value's kind, for messages.
     public var kind: String {
         switch self {
