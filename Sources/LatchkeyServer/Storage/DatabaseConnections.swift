@@ -78,16 +78,15 @@ final class DatabaseConnections: Sendable {
     }
 
     /// Runs `body` in a transaction on one connection: committed when it returns, rolled back when it throws.
-    /// SQLite takes the write lock up front (`BEGIN IMMEDIATE`) so that two writers never deadlock on upgrade.
     func transaction<R: Sendable>(_ body: (any SQLDatabase) async throws -> R) async throws -> R {
         try await withConnection { database in
-            try await database.raw(flavor == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN").run()
+            try await database.run(StoreQuery(flavor == .sqlite ? SQL.beginImmediate : SQL.begin))
             do {
                 let result = try await body(database)
-                try await database.raw("COMMIT").run()
+                try await database.run(StoreQuery(SQL.commit))
                 return result
             } catch {
-                try? await database.raw("ROLLBACK").run()
+                try? await database.run(StoreQuery(SQL.rollback))
                 throw error
             }
         }

@@ -20,6 +20,7 @@ final class DirectSQLite: @unchecked Sendable {
 
     private var handle: OpaquePointer?
     private var statements: [String: PreparedStatement] = [:]
+    private var storeStatements: [ObjectIdentifier: (statement: StoreStatement, prepared: PreparedStatement)] = [:]
     let lock = AsyncLock()
 
     /// A prepared statement and its result columns, looked up once per SQL text rather than per row.
@@ -55,23 +56,59 @@ final class DirectSQLite: @unchecked Sendable {
 
     func close() {
         for statement in statements.values { sqlite3_finalize(statement.handle) }
+        for statement in storeStatements.values { sqlite3_finalize(statement.prepared.handle) }
         statements = [:]
+        storeStatements = [:]
         if let handle { sqlite3_close(handle) }
         handle = nil
     }
 
-    /// Runs one statement; the caller holds `lock`.
+    /// Runs one of the store's statements; the caller holds `lock`. Its prepared form is found by the
+    /// statement object's identity (the table keeps the object alive, so the identity is never reused).
+    func run(_ statement: StoreStatement, values: [StoreValue], onRow: (any SQLRow) -> Void) throws {
+        guard let handle else { throw Failure(description: "the database is closed") }
+        let key = ObjectIdentifier(statement)
+        let prepared: PreparedStatement
+        if let known = storeStatements[key] {
+            prepared = known.prepared
+        } else {
+            prepared = try prepare(statement.sqliteText, on: handle)
+            storeStatements[key] = (statement, prepared)
+        }
+        try step(prepared, on: handle, onRow: onRow) { statement in
+            for (index, value) in values.enumerated() {
+                try SQLiteBinding.bind(value, to: statement, at: Int32(index + 1))
+            }
+        }
+    }
+
+    /// Runs a statement SQLKit serialized (migrations, tests); the caller holds `lock`.
     func run(_ sql: String, binds: [any Encodable & Sendable], onRow: (any SQLRow) -> Void) throws {
         guard let handle else { throw Failure(description: "the database is closed") }
-        let prepared = try statements[sql] ?? prepare(sql, on: handle)
+        let prepared: PreparedStatement
+        if let known = statements[sql] {
+            prepared = known
+        } else {
+            prepared = try prepare(sql, on: handle)
+            statements[sql] = prepared
+        }
+        try step(prepared, on: handle, onRow: onRow) { statement in
+            for (index, bind) in binds.enumerated() {
+                try SQLiteBinding.bind(bind, to: statement, at: Int32(index + 1))
+            }
+        }
+    }
+
+    /// Binds the values, steps through the rows and leaves the statement reset for its next use.
+    private func step(
+        _ prepared: PreparedStatement, on handle: OpaquePointer, onRow: (any SQLRow) -> Void, bind: (OpaquePointer) throws -> Void
+    ) throws {
         let statement = prepared.handle
         defer {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
         }
-        for (index, bind) in binds.enumerated() {
-            try SQLiteBinding.bind(bind, to: statement, at: Int32(index + 1))
-        }
+        try bind(statement)
         while true {
             let status = sqlite3_step(statement)
             if status == SQLITE_DONE { return }
@@ -87,9 +124,7 @@ final class DirectSQLite: @unchecked Sendable {
             throw Failure(description: "prepare failed: \(String(cString: sqlite3_errmsg(handle)))")
         }
         let names = (0..<sqlite3_column_count(prepared)).map { String(cString: sqlite3_column_name(prepared, $0)) }
-        let statement = PreparedStatement(handle: prepared, columns: DirectSQLiteRow.Columns(names: names))
-        statements[sql] = statement
-        return statement
+        return PreparedStatement(handle: prepared, columns: DirectSQLiteRow.Columns(names: names))
     }
 }
 
@@ -103,9 +138,8 @@ struct DirectSQLiteDatabase: SQLDatabase {
     var queryLogLevel: Logger.Level? { nil }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
-        let (sql, binds) = serialize(query)
         do {
-            try connection.run(sql, binds: binds, onRow: onRow)
+            try run(query, onRow: onRow)
             return eventLoop.makeSucceededVoidFuture()
         } catch {
             return eventLoop.makeFailedFuture(error)
@@ -113,8 +147,17 @@ struct DirectSQLiteDatabase: SQLDatabase {
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
-        let (sql, binds) = serialize(query)
-        try connection.run(sql, binds: binds, onRow: onRow)
+        try run(query, onRow: onRow)
+    }
+
+    /// The store's own statements skip SQLKit's serializer; anything else is serialized as usual.
+    private func run(_ query: any SQLExpression, onRow: (any SQLRow) -> Void) throws {
+        if let query = query as? StoreQuery {
+            try connection.run(query.statement, values: query.values, onRow: onRow)
+        } else {
+            let (sql, binds) = serialize(query)
+            try connection.run(sql, binds: binds, onRow: onRow)
+        }
     }
 }
 
@@ -152,7 +195,7 @@ enum SQLiteBinding {
         let status: Int32
         switch value {
         case let data as Data:
-            status = data.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
+            status = data.withUnsafeBytes { bindBlob($0, to: statement, at: index) }
         case let text as String:
             status = sqlite3_bind_text(statement, index, text, -1, transient)
         case let number as Int64:
@@ -160,7 +203,7 @@ enum SQLiteBinding {
         case let number as Int:
             status = sqlite3_bind_int64(statement, index, Int64(number))
         case let bytes as [UInt8]:
-            status = bytes.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), transient) }
+            status = bytes.withUnsafeBytes { bindBlob($0, to: statement, at: index) }
         case let number as Int32:
             status = sqlite3_bind_int64(statement, index, Int64(number))
         case let flag as Bool:
@@ -173,6 +216,28 @@ enum SQLiteBinding {
             throw DirectSQLite.Failure(description: "cannot bind a value of type \(type(of: value))")
         }
         guard status == SQLITE_OK else { throw DirectSQLite.Failure(description: "bind failed with status \(status)") }
+    }
+
+    static func bind(_ value: StoreValue, to statement: OpaquePointer, at index: Int32) throws {
+        let status: Int32
+        switch value {
+        case .integer(let number?):
+            status = sqlite3_bind_int64(statement, index, number)
+        case .text(let text?):
+            status = sqlite3_bind_text(statement, index, text, -1, transient)
+        case .blob(let bytes?):
+            status = bytes.withUnsafeBytes { bindBlob($0, to: statement, at: index) }
+        case .integer(nil), .text(nil), .blob(nil):
+            status = sqlite3_bind_null(statement, index)
+        }
+        guard status == SQLITE_OK else { throw DirectSQLite.Failure(description: "bind failed with status \(status)") }
+    }
+
+    /// An empty buffer has no address, and SQLite binds a null address as NULL: an empty blob is bound
+    /// as a zero-length blob instead.
+    private static func bindBlob(_ bytes: UnsafeRawBufferPointer, to statement: OpaquePointer, at index: Int32) -> Int32 {
+        guard let address = bytes.baseAddress, !bytes.isEmpty else { return sqlite3_bind_zeroblob(statement, index, 0) }
+        return sqlite3_bind_blob(statement, index, address, Int32(bytes.count), transient)
     }
 
     static func value(of statement: OpaquePointer, column: Int32) -> Value {

@@ -15,12 +15,9 @@ struct Store: Sendable {
 
     func insertCeremony(_ ceremony: CeremonyRecord) async throws {
         try await connections.withConnection { db in
-            try await db.raw("""
-                INSERT INTO ceremonies (challenge, kind, account_id, user_handle, display_name, expires_at)
-                VALUES (\(bind: Data(ceremony.challenge)), \(bind: ceremony.kind.rawValue), \(bind: ceremony.accountId),
-                        \(bind: ceremony.userHandle.map { Data($0) }), \(bind: ceremony.displayName),
-                        \(bind: Timestamp.milliseconds(ceremony.expiresAt)))
-                """).run()
+            try await db.run(StoreQuery(
+                SQL.insertCeremony, .blob(ceremony.challenge), .text(ceremony.kind.rawValue), .text(ceremony.accountId),
+                .blob(ceremony.userHandle), .text(ceremony.displayName), .milliseconds(ceremony.expiresAt)))
         }
     }
 
@@ -31,15 +28,12 @@ struct Store: Sendable {
     }
 
     private static func consumeCeremony(challenge: [UInt8], now: Date, on db: any SQLDatabase) async throws -> CeremonyRecord? {
-        try await db.raw("""
-            DELETE FROM ceremonies WHERE challenge = \(bind: Data(challenge))
-            RETURNING kind, account_id, user_handle, display_name, expires_at
-            """).first().flatMap { try ceremony(challenge: challenge, from: $0, now: now) }
+        try await db.first(StoreQuery(SQL.consumeCeremony, .blob(challenge))).flatMap { try ceremony(challenge: challenge, from: $0, now: now) }
     }
 
     func purgeExpiredCeremonies(now: Date) async throws {
         try await connections.withConnection { db in
-            try await db.raw("DELETE FROM ceremonies WHERE expires_at <= \(bind: Timestamp.milliseconds(now))").run()
+            try await db.run(StoreQuery(SQL.purgeCeremonies, .milliseconds(now)))
         }
     }
 
@@ -48,11 +42,9 @@ struct Store: Sendable {
     /// The account and its first credential, together or not at all.
     func createAccount(_ account: AccountRecord, credential: CredentialRecord) async throws {
         try await connections.transaction { db in
-            try await db.raw("""
-                INSERT INTO accounts (id, user_handle, display_name, credo, created_at, updated_at)
-                VALUES (\(bind: account.id), \(bind: Data(account.userHandle)), \(bind: account.displayName), \(bind: account.credo),
-                        \(bind: Timestamp.milliseconds(account.createdAt)), \(bind: Timestamp.milliseconds(account.updatedAt)))
-                """).run()
+            try await db.run(StoreQuery(
+                SQL.insertAccount, .text(account.id), .blob(account.userHandle), .text(account.displayName), .text(account.credo),
+                .milliseconds(account.createdAt), .milliseconds(account.updatedAt)))
             try await insert(credential, on: db)
         }
     }
@@ -63,37 +55,27 @@ struct Store: Sendable {
 
     private func insert(_ c: CredentialRecord, on db: any SQLDatabase) async throws {
         // Checked first so that a duplicate is a clear conflict on both databases, not a driver error.
-        if try await db.raw("SELECT id FROM credentials WHERE id = \(bind: Data(c.id))").first() != nil { throw Failure.duplicate }
-        try await db.raw("""
-            INSERT INTO credentials (id, account_id, public_key, algorithm, sign_count, transports, aaguid, attestation_format,
-                                     backup_eligible, backup_state, uv_initialized, name, created_at, last_used_at)
-            VALUES (\(bind: Data(c.id)), \(bind: c.accountId), \(bind: Data(c.publicKey)), \(bind: c.algorithm),
-                    \(bind: Int64(c.signCount)), \(bind: c.transports.joined(separator: ",")), \(bind: Data(c.aaguid)),
-                    \(bind: c.attestationFormat), \(bind: c.backupEligible ? 1 : 0), \(bind: c.backupState ? 1 : 0),
-                    \(bind: c.uvInitialized ? 1 : 0), \(bind: c.name), \(bind: Timestamp.milliseconds(c.createdAt)),
-                    \(bind: c.lastUsedAt.map(Timestamp.milliseconds)))
-            """).run()
+        if try await db.first(StoreQuery(SQL.credentialExists, .blob(c.id))) != nil { throw Failure.duplicate }
+        try await db.run(StoreQuery(
+            SQL.insertCredential, .blob(c.id), .text(c.accountId), .blob(c.publicKey), .integer(Int64(c.algorithm)),
+            .integer(Int64(c.signCount)), .text(c.transports.joined(separator: ",")), .blob(c.aaguid), .text(c.attestationFormat),
+            .integer(c.backupEligible), .integer(c.backupState), .integer(c.uvInitialized), .text(c.name),
+            .milliseconds(c.createdAt), .integer(c.lastUsedAt.map(Timestamp.milliseconds))))
     }
 
     func account(id: String) async throws -> AccountRecord? {
         try await connections.withConnection { db in
-            try await db.raw("SELECT id, user_handle, display_name, credo, created_at, updated_at FROM accounts WHERE id = \(bind: id)")
-                .first().map(Self.account(from:))
+            try await db.first(StoreQuery(SQL.account, .text(id))).map(Self.account(from:))
         }
     }
 
     func updateAccount(id: String, displayName: String?, credo: String?, now: Date) async throws -> AccountRecord? {
         try await connections.transaction { db in
-            guard var account = try await db.raw(
-                "SELECT id, user_handle, display_name, credo, created_at, updated_at FROM accounts WHERE id = \(bind: id)"
-            ).first().map(Self.account(from:)) else { return nil }
+            guard var account = try await db.first(StoreQuery(SQL.account, .text(id))).map(Self.account(from:)) else { return nil }
             if let displayName { account.displayName = displayName }
             if let credo { account.credo = credo }
             account.updatedAt = now
-            try await db.raw("""
-                UPDATE accounts SET display_name = \(bind: account.displayName), credo = \(bind: account.credo),
-                    updated_at = \(bind: Timestamp.milliseconds(now)) WHERE id = \(bind: id)
-                """).run()
+            try await db.run(StoreQuery(SQL.updateAccount, .text(account.displayName), .text(account.credo), .milliseconds(now), .text(id)))
             return account
         }
     }
@@ -102,21 +84,15 @@ struct Store: Sendable {
     /// cascade, and the statements below make that explicit for any database that was opened without them).
     func deleteAccount(id: String) async throws {
         try await connections.transaction { db in
-            try await db.raw("DELETE FROM sessions WHERE account_id = \(bind: id)").run()
-            try await db.raw("DELETE FROM ceremonies WHERE account_id = \(bind: id)").run()
-            try await db.raw("DELETE FROM credentials WHERE account_id = \(bind: id)").run()
-            try await db.raw("DELETE FROM accounts WHERE id = \(bind: id)").run()
+            for statement in SQL.deleteAccount {
+                try await db.run(StoreQuery(statement, .text(id)))
+            }
         }
     }
 
     /// A credential and the account that owns it, in one query (the login's look-up).
     private static func credentialWithAccount(id: [UInt8], on db: any SQLDatabase) async throws -> (CredentialRecord, AccountRecord)? {
-        guard let row = try await db.raw("""
-            SELECT \(unsafeRaw: qualifiedCredentialColumns),
-                   a.user_handle AS a_user_handle, a.display_name AS a_display_name, a.credo AS a_credo,
-                   a.created_at AS a_created_at, a.updated_at AS a_updated_at
-            FROM credentials c JOIN accounts a ON a.id = c.account_id WHERE c.id = \(bind: Data(id))
-            """).first() else { return nil }
+        guard let row = try await db.first(StoreQuery(SQL.credentialWithAccount, .blob(id))) else { return nil }
         let credential = try credential(from: row)
         let account = AccountRecord(
             id: credential.accountId,
@@ -130,16 +106,13 @@ struct Store: Sendable {
 
     func credential(id: [UInt8]) async throws -> CredentialRecord? {
         try await connections.withConnection { db in
-            try await db.raw("SELECT \(unsafeRaw: Self.credentialColumns) FROM credentials WHERE id = \(bind: Data(id))")
-                .first().map(Self.credential(from:))
+            try await db.first(StoreQuery(SQL.credential, .blob(id))).map(Self.credential(from:))
         }
     }
 
     func credentials(accountId: String) async throws -> [CredentialRecord] {
         try await connections.withConnection { db in
-            try await db.raw("""
-                SELECT \(unsafeRaw: Self.credentialColumns) FROM credentials WHERE account_id = \(bind: accountId) ORDER BY created_at, id
-                """).all().map(Self.credential(from:))
+            try await db.all(StoreQuery(SQL.accountCredentials, .text(accountId))).map(Self.credential(from:))
         }
     }
 
@@ -177,13 +150,9 @@ struct Store: Sendable {
             case .reject(let error): return .rejected(error)
             case .accept(let accepted): writes = accepted
             }
-            let moved = try await db.raw("""
-                UPDATE credentials SET sign_count = \(bind: Int64(writes.signCount)), backup_state = \(bind: writes.backupState ? 1 : 0),
-                    uv_initialized = CASE WHEN \(bind: writes.userVerified ? 1 : 0) = 1 THEN 1 ELSE uv_initialized END,
-                    last_used_at = \(bind: Timestamp.milliseconds(writes.session.createdAt))
-                WHERE id = \(bind: Data(credential.id)) AND sign_count = \(bind: Int64(credential.signCount))
-                RETURNING id
-                """).first()
+            let moved = try await db.first(StoreQuery(
+                SQL.recordLogin, .integer(Int64(writes.signCount)), .integer(writes.backupState), .integer(writes.userVerified),
+                .milliseconds(writes.session.createdAt), .blob(credential.id), .integer(Int64(credential.signCount))))
             guard moved != nil else { return .signCountMoved }
             try await Self.insert(writes.session, on: db)
             return .completed(account)
@@ -192,10 +161,7 @@ struct Store: Sendable {
 
     func renameCredential(id: [UInt8], accountId: String, name: String) async throws -> CredentialRecord? {
         try await connections.withConnection { db in
-            try await db.raw("""
-                UPDATE credentials SET name = \(bind: name) WHERE id = \(bind: Data(id)) AND account_id = \(bind: accountId)
-                RETURNING \(unsafeRaw: Self.credentialColumns)
-                """).first().map(Self.credential(from:))
+            try await db.first(StoreQuery(SQL.renameCredential, .text(name), .blob(id), .text(accountId))).map(Self.credential(from:))
         }
     }
 
@@ -204,11 +170,11 @@ struct Store: Sendable {
     /// Deletes one of the account's credentials unless it is the last one (the account would be locked out).
     func deleteCredential(id: [UInt8], accountId: String) async throws -> DeleteCredentialOutcome {
         try await connections.transaction { db in
-            let ids = try await db.raw("SELECT id FROM credentials WHERE account_id = \(bind: accountId)").all()
+            let ids = try await db.all(StoreQuery(SQL.accountCredentialIds, .text(accountId)))
                 .map { Array(try $0.decode(column: "id", as: Data.self)) }
             guard ids.contains(id) else { return .notFound }
             guard ids.count > 1 else { return .lastPasskey }
-            try await db.raw("DELETE FROM credentials WHERE id = \(bind: Data(id)) AND account_id = \(bind: accountId)").run()
+            try await db.run(StoreQuery(SQL.deleteCredential, .blob(id), .text(accountId)))
             return .deleted
         }
     }
@@ -220,45 +186,33 @@ struct Store: Sendable {
     }
 
     private static func insert(_ session: NewSession, on db: any SQLDatabase) async throws {
-        try await db.raw("""
-            INSERT INTO sessions (token_hash, account_id, created_at, expires_at)
-            VALUES (\(bind: Data(session.tokenHash)), \(bind: session.accountId), \(bind: Timestamp.milliseconds(session.createdAt)),
-                    \(bind: Timestamp.milliseconds(session.expiresAt)))
-            """).run()
+        try await db.run(StoreQuery(
+            SQL.insertSession, .blob(session.tokenHash), .text(session.accountId), .milliseconds(session.createdAt),
+            .milliseconds(session.expiresAt)))
     }
 
     /// The account of an unexpired session, found by the token's hash (an index look-up, so the time
     /// taken does not depend on how much of a guessed token is right).
     func sessionAccount(tokenHash: [UInt8], now: Date) async throws -> String? {
         try await connections.withConnection { db in
-            try await db.raw("""
-                SELECT account_id FROM sessions WHERE token_hash = \(bind: Data(tokenHash)) AND expires_at > \(bind: Timestamp.milliseconds(now))
-                """).first().map { try $0.decode(column: "account_id", as: String.self) }
+            try await db.first(StoreQuery(SQL.sessionAccount, .blob(tokenHash), .milliseconds(now)))
+                .map { try $0.decode(column: "account_id", as: String.self) }
         }
     }
 
     func deleteSession(tokenHash: [UInt8]) async throws {
         try await connections.withConnection { db in
-            try await db.raw("DELETE FROM sessions WHERE token_hash = \(bind: Data(tokenHash))").run()
+            try await db.run(StoreQuery(SQL.deleteSession, .blob(tokenHash)))
         }
     }
 
     func purgeExpiredSessions(now: Date) async throws {
         try await connections.withConnection { db in
-            try await db.raw("DELETE FROM sessions WHERE expires_at <= \(bind: Timestamp.milliseconds(now))").run()
+            try await db.run(StoreQuery(SQL.purgeSessions, .milliseconds(now)))
         }
     }
 
     // MARK: Row decoding
-
-    private static let credentialColumns = """
-        id, account_id, public_key, algorithm, sign_count, transports, aaguid, attestation_format, backup_eligible, \
-        backup_state, uv_initialized, name, created_at, last_used_at
-        """
-
-    /// The credential columns as `c.<name>`, for the join with accounts; built once.
-    private static let qualifiedCredentialColumns = credentialColumns.split(separator: ",")
-        .map { "c." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")
 
     /// A ceremony row; nil when it expired (an expired ceremony is treated as absent) or has an unknown kind.
     private static func ceremony(challenge: [UInt8], from row: any SQLRow, now: Date) throws -> CeremonyRecord? {

@@ -1,0 +1,76 @@
+/// Every statement the store runs, each parsed once. The SQL is the same on SQLite and PostgreSQL.
+enum SQL {
+    // MARK: Ceremonies
+
+    static let insertCeremony = StoreStatement("""
+        INSERT INTO ceremonies (challenge, kind, account_id, user_handle, display_name, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+        """)
+    static let consumeCeremony = StoreStatement("""
+        DELETE FROM ceremonies WHERE challenge = $1 RETURNING kind, account_id, user_handle, display_name, expires_at
+        """)
+    static let purgeCeremonies = StoreStatement("DELETE FROM ceremonies WHERE expires_at <= $1")
+
+    // MARK: Accounts
+
+    static let insertAccount = StoreStatement("""
+        INSERT INTO accounts (id, user_handle, display_name, credo, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+        """)
+    static let account = StoreStatement("SELECT id, user_handle, display_name, credo, created_at, updated_at FROM accounts WHERE id = $1")
+    static let updateAccount = StoreStatement("UPDATE accounts SET display_name = $1, credo = $2, updated_at = $3 WHERE id = $4")
+    /// An account's rows, children first (foreign keys cascade too; these make it explicit for a database
+    /// opened without them).
+    static let deleteAccount = [
+        StoreStatement("DELETE FROM sessions WHERE account_id = $1"),
+        StoreStatement("DELETE FROM ceremonies WHERE account_id = $1"),
+        StoreStatement("DELETE FROM credentials WHERE account_id = $1"),
+        StoreStatement("DELETE FROM accounts WHERE id = $1"),
+    ]
+
+    // MARK: Credentials
+
+    private static let credentialColumns = """
+        id, account_id, public_key, algorithm, sign_count, transports, aaguid, attestation_format, backup_eligible, \
+        backup_state, uv_initialized, name, created_at, last_used_at
+        """
+
+    static let credentialExists = StoreStatement("SELECT id FROM credentials WHERE id = $1")
+    static let insertCredential = StoreStatement("""
+        INSERT INTO credentials (\(credentialColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+        """)
+    static let credential = StoreStatement("SELECT \(credentialColumns) FROM credentials WHERE id = $1")
+    static let accountCredentials = StoreStatement(
+        "SELECT \(credentialColumns) FROM credentials WHERE account_id = $1 ORDER BY created_at, id")
+    static let accountCredentialIds = StoreStatement("SELECT id FROM credentials WHERE account_id = $1")
+    /// The login's look-up: a credential and its account in one query, the account's columns prefixed `a_`.
+    static let credentialWithAccount = StoreStatement("""
+        SELECT \(credentialColumns.split(separator: ",").map { "c." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")),
+               a.user_handle AS a_user_handle, a.display_name AS a_display_name, a.credo AS a_credo,
+               a.created_at AS a_created_at, a.updated_at AS a_updated_at
+        FROM credentials c JOIN accounts a ON a.id = c.account_id WHERE c.id = $1
+        """)
+    /// A login's update: the counter moves only from the value the verification compared against ($6).
+    static let recordLogin = StoreStatement("""
+        UPDATE credentials SET sign_count = $1, backup_state = $2, uv_initialized = CASE WHEN $3 = 1 THEN 1 ELSE uv_initialized END,
+            last_used_at = $4
+        WHERE id = $5 AND sign_count = $6
+        RETURNING id
+        """)
+    static let renameCredential = StoreStatement(
+        "UPDATE credentials SET name = $1 WHERE id = $2 AND account_id = $3 RETURNING \(credentialColumns)")
+    static let deleteCredential = StoreStatement("DELETE FROM credentials WHERE id = $1 AND account_id = $2")
+
+    // MARK: Sessions
+
+    static let insertSession = StoreStatement("INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)")
+    static let sessionAccount = StoreStatement("SELECT account_id FROM sessions WHERE token_hash = $1 AND expires_at > $2")
+    static let deleteSession = StoreStatement("DELETE FROM sessions WHERE token_hash = $1")
+    static let purgeSessions = StoreStatement("DELETE FROM sessions WHERE expires_at <= $1")
+
+    // MARK: Transactions
+
+    static let begin = StoreStatement("BEGIN")
+    /// SQLite takes the write lock up front, so that two writers never deadlock upgrading a read lock.
+    static let beginImmediate = StoreStatement("BEGIN IMMEDIATE")
+    static let commit = StoreStatement("COMMIT")
+    static let rollback = StoreStatement("ROLLBACK")
+}

@@ -1,0 +1,116 @@
+import Foundation
+import NIOConcurrencyHelpers
+import SQLKit
+
+/// One of the store's SQL statements, written once (a `static let`) with PostgreSQL's numbered
+/// placeholders `$1`, `$2`, …, and run with typed values (`StoreQuery`).
+///
+/// Why not SQLKit's string interpolation per call: that rebuilds and re-serializes the query on every
+/// call, binds each value through a dynamic cast, and the SQLite driver then finds its prepared statement
+/// by hashing the whole SQL text — together about a tenth of a login's server time. A statement object
+/// is parsed once; the SQLite driver keeps its prepared form by the object's identity and binds the typed
+/// values directly, while on PostgreSQL it is still an ordinary `SQLExpression` that SQLKit serializes.
+final class StoreStatement: Sendable {
+    enum Segment: Sendable, Equatable {
+        case text(String)
+        /// A zero-based index into the query's values.
+        case value(Int)
+    }
+
+    /// The pieces of the SQL text between placeholders, for SQLKit's serializer.
+    let segments: [Segment]
+    /// The same SQL with SQLite's `?N` placeholders.
+    let sqliteText: String
+    /// How many values a query of this statement must carry (the highest placeholder number).
+    let valueCount: Int
+
+    init(_ sql: String) {
+        var segments: [Segment] = []
+        var sqlite = ""
+        var text = ""
+        var highest = 0
+        var characters = sql[...]
+        while let character = characters.popFirst() {
+            let digits = character == "$" ? characters.prefix(while: \.isASCIIDigit) : ""
+            guard let number = Int(digits), number > 0 else {
+                text.append(character)
+                sqlite.append(character)
+                continue
+            }
+            characters = characters.dropFirst(digits.count)
+            if !text.isEmpty { segments.append(.text(text)) }
+            text = ""
+            segments.append(.value(number - 1))
+            sqlite += "?\(number)"
+            highest = max(highest, number)
+        }
+        if !text.isEmpty { segments.append(.text(text)) }
+        self.segments = segments
+        self.sqliteText = sqlite
+        self.valueCount = highest
+    }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
+/// A value bound into a statement, in the column types the schema uses. An absent value keeps its type,
+/// because PostgreSQL types every parameter: a NULL text is not a NULL bytea.
+enum StoreValue: Sendable, Equatable {
+    case integer(Int64?)
+    case text(String?)
+    case blob([UInt8]?)
+
+    static func integer(_ flag: Bool) -> StoreValue { .integer(flag ? 1 : 0) }
+    static func milliseconds(_ date: Date) -> StoreValue { .integer(Timestamp.milliseconds(date)) }
+
+    /// The value as SQLKit binds it (PostgreSQL).
+    var encodable: any Encodable & Sendable {
+        switch self {
+        case .integer(let number): return number
+        case .text(let text): return text
+        case .blob(let bytes): return bytes.map { Data($0) }
+        }
+    }
+}
+
+/// A statement with its values: what the store runs.
+struct StoreQuery: SQLExpression {
+    let statement: StoreStatement
+    let values: [StoreValue]
+
+    init(_ statement: StoreStatement, _ values: StoreValue...) {
+        precondition(values.count == statement.valueCount, "a store statement's values do not match its placeholders")
+        self.statement = statement
+        self.values = values
+    }
+
+    func serialize(to serializer: inout SQLSerializer) {
+        for segment in statement.segments {
+            switch segment {
+            case .text(let text): serializer.write(text)
+            case .value(let index): serializer.write(bind: values[index].encodable)
+            }
+        }
+    }
+}
+
+extension SQLDatabase {
+    /// Every row `query` returns.
+    func all(_ query: StoreQuery) async throws -> [any SQLRow] {
+        let rows = NIOLockedValueBox<[any SQLRow]>([])
+        try await execute(sql: query) { row in rows.withLockedValue { $0.append(row) } }
+        return rows.withLockedValue { $0 }
+    }
+
+    /// The first row `query` returns, if any.
+    func first(_ query: StoreQuery) async throws -> (any SQLRow)? {
+        try await all(query).first
+    }
+
+    /// Runs `query` for its effect.
+    func run(_ query: StoreQuery) async throws {
+        try await execute(sql: query) { _ in }
+    }
+}
