@@ -1,12 +1,13 @@
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
 import Prometheus
 
 /// A running Latchkey: the database (migrated), the services, and the Hummingbird application that
 /// serves the API. Tests build the same thing and drive it in-process.
 public struct LatchkeyApplication: Sendable {
-    public let application: Application<RouterResponder<BasicRequestContext>>
+    public let application: Application<RouterResponder<APIRequestContext>>
     let store: Store
 }
 
@@ -38,11 +39,17 @@ public func buildApplication(
     let sessions = SessionService(store: store, ttl: configuration.sessionTTL, now: now)
     let authentication = RequestAuthentication(sessions: sessions, origins: configuration.relyingParty.origins)
     let registry = PrometheusCollectorRegistry()
-    let metrics = CeremonyMetrics(factory: PrometheusMetricsFactory(registry: registry))
+    let metricsFactory = PrometheusMetricsFactory(registry: registry)
+    let metrics = CeremonyMetrics(factory: metricsFactory)
     let ceremonies = CeremonyService(store: store, configuration: configuration, sessions: sessions, metrics: metrics, now: now)
 
-    let router = Router(context: BasicRequestContext.self)
+    let router = Router(context: APIRequestContext.self)
     router.add(middleware: ErrorAndLogMiddleware())
+    if configuration.rateLimit > 0 {
+        router.add(middleware: RateLimitMiddleware(
+            limiter: RateLimiter(requestsPerMinute: configuration.rateLimit), trustForwardedFor: configuration.trustForwardedFor,
+            refused: Counter(label: "latchkey_rate_limited_total", factory: metricsFactory)))
+    }
     CeremonyController(ceremonies: ceremonies, authentication: authentication, configuration: configuration).register(on: router)
     AccountController(store: store, sessions: sessions, authentication: authentication, configuration: configuration, now: now)
         .register(on: router)

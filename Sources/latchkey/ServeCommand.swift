@@ -13,7 +13,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Environment: LATCHKEY_HOST, LATCHKEY_PORT, LATCHKEY_RP_ID, LATCHKEY_RP_NAME, LATCHKEY_ORIGIN (comma-separated), \
             LATCHKEY_DATABASE, LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
-            LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LOG_LEVEL (default info).
+            LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LATCHKEY_RATE_LIMIT, \
+            LATCHKEY_TRUST_FORWARDED_FOR (true or false), LOG_LEVEL (default info).
             """
     )
 
@@ -29,6 +30,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "none (default) or direct.") var attestation: String?
     @Option(name: .customLong("apple-app-id"), help: "TEAMID.bundle.id allowed to use these passkeys; repeatable.") var appleAppId: [String] = []
     @Option(help: "Event-loop threads serving connections (default 1; 0: one per core).") var threads: Int?
+    @Option(name: .customLong("rate-limit"), help: "API requests per minute per client address, in bursts of as many (default 600; 0: no limit).")
+    var rateLimit: Int?
+    @Flag(name: .customLong("trust-forwarded-for"), help: "Behind a reverse proxy: count requests against the last X-Forwarded-For address.")
+    var trustForwardedFor = false
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -108,6 +113,15 @@ struct ServeCommand: AsyncParsableCommand {
         }
         c.appleAppIds = appleAppId.isEmpty ? list("LATCHKEY_APPLE_APP_ID") : appleAppId
         c.threads = try integer(threads, "LATCHKEY_THREADS") ?? c.threads
+        c.rateLimit = try integer(rateLimit, "LATCHKEY_RATE_LIMIT") ?? c.rateLimit
+        if trustForwardedFor {
+            c.trustForwardedFor = true
+        } else if let text = env["LATCHKEY_TRUST_FORWARDED_FOR"], !text.isEmpty {
+            guard let value = ["true": true, "1": true, "false": false, "0": false][text.lowercased()] else {
+                throw .init(description: "LATCHKEY_TRUST_FORWARDED_FOR must be true or false, not \"\(text)\"")
+            }
+            c.trustForwardedFor = value
+        }
         return c
     }
 

@@ -28,6 +28,7 @@ struct ServeCommandTests {
         (["--port", "70000"], "port"),
         (["--threads=-1"], "threads"),
         (["--threads", "1000"], "threads"),
+        (["--rate-limit=-1"], "rate limit"),
         (["--database", "postgres://nobody@127.0.0.1:1/none"], "cannot be opened"),
     ])
     func badConfiguration(arguments: [String], fragment: String) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import SoftAuthenticator
 import Testing
 import WebAuthn
@@ -179,6 +180,26 @@ struct PriorArtWeaknessTests {
             let refused = try await api.send(.post, "/api/registration/verify", json: ["credential": stolen])
             #expect(refused.status == .forbidden)
             #expect(refused.errorCode == "wrong_account")
+        }
+    }
+
+    @Test("14: requests are rate limited by default: one address cannot start ceremonies without end")
+    func rateLimitedByDefault() async throws {
+        #expect(ServerConfiguration().rateLimit == 600)
+        try await TestServer.run(over: .live) { api in
+            // A burst of 600 is allowed, then ten a second: however long the 1 200 requests take (under
+            // a minute), some are refused, and never more are allowed than the refill explains.
+            let start = ContinuousClock.now
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<1200 {
+                statuses.append(try await api.send(.post, "/api/login/options").status)
+            }
+            let elapsed = ContinuousClock.now - start
+            #expect(statuses.prefix(600).allSatisfy { $0 == .ok })
+            #expect(statuses.allSatisfy { $0 == .ok || $0 == .tooManyRequests })
+            let allowed = statuses.filter { $0 == .ok }.count
+            #expect(allowed < 1200)
+            #expect(Double(allowed) <= 600 + 10 * (Double(elapsed.components.seconds) + 1), "\(allowed) allowed in \(elapsed)")
         }
     }
 }

@@ -21,12 +21,13 @@ struct TestServer {
         return configuration
     }
 
+    /// Runs `body` against a fresh server: in-process by default, or over real TCP connections (`.live`).
     static func run(
         _ configuration: ServerConfiguration = configuration(), now: @escaping @Sendable () -> Date = { Date() },
-        _ body: @Sendable (APIClient) async throws -> Void
+        over setup: TestingSetup = .router, _ body: @Sendable (APIClient) async throws -> Void
     ) async throws {
         let latchkey = try await buildApplication(configuration: configuration, now: now)
-        try await latchkey.application.test(.router) { client in
+        try await latchkey.application.test(setup) { client in
             try await body(APIClient(client: client))
         }
     }

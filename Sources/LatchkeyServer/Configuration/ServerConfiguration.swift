@@ -28,6 +28,12 @@ public struct ServerConfiguration: Sendable {
     /// single loop never has to wake another thread — a quarter less CPU per login than two loops on
     /// the 2-core reference machine. More threads raise the ceiling on bigger machines; 0 means one per core.
     public var threads = 1
+    /// Requests per minute one client address may make to the API, in bursts of up to as many (0: no
+    /// limit). Ten a second is far above what a person's sign-in needs and far below a flood.
+    public var rateLimit = 600
+    /// Count requests against the address a reverse proxy appended to `X-Forwarded-For` (only behind a
+    /// proxy that sets it: otherwise a client could pick its own address).
+    public var trustForwardedFor = false
 
     public init() {}
 
@@ -53,6 +59,7 @@ public struct ServerConfiguration: Sendable {
         }
         guard sessionTTL > 0 else { throw Invalid(description: "the session lifetime must be positive") }
         guard ceremonyTTL > 0 else { throw Invalid(description: "the challenge lifetime must be positive") }
+        guard rateLimit >= 0 else { throw Invalid(description: "the rate limit must be 0 (none) or a number of requests per minute, not \(rateLimit)") }
         guard (0...256).contains(threads) else { throw Invalid(description: "the number of threads must be between 1 and 256 (0: one per core), not \(threads)") }
     }
 

@@ -10,7 +10,7 @@ struct AccountController: Sendable {
     let configuration: ServerConfiguration
     let now: @Sendable () -> Date
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<APIRequestContext>) {
         router.get("/api/account") { request, _ in try await account(request) }
         router.patch("/api/account") { request, _ in try await update(request) }
         router.delete("/api/account") { request, _ in try await delete(request) }

@@ -6,7 +6,7 @@ struct CeremonyController: Sendable {
     let authentication: RequestAuthentication
     let configuration: ServerConfiguration
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<APIRequestContext>) {
         router.post("/api/registration/options") { request, _ in try await registrationOptions(request) }
         router.post("/api/registration/verify") { request, _ in try await registrationVerify(request) }
         router.post("/api/login/options") { request, _ in try await loginOptions(request) }

@@ -6,7 +6,7 @@ import Logging
 /// duration — never headers, bodies, tokens or challenges). Unknown errors become a 500 whose body says
 /// nothing about the cause; the cause goes to the log.
 struct ErrorAndLogMiddleware: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = APIRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now

@@ -54,6 +54,7 @@ extension APIError: HTTPResponseError {
         case .conflict: .conflict
         case .tooLarge: .contentTooLarge
         case .invalidField: .unprocessableContent
+        case .rateLimited: .tooManyRequests
         case .internalError: .internalServerError
         }
     }

@@ -45,7 +45,7 @@ struct PageController: Sendable {
         return PageController(assets: assets)
     }
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<APIRequestContext>) {
         for (route, asset) in assets {
             router.get(RouterPath(stringLiteral: route)) { request, _ in Self.response(asset, request: request) }
         }

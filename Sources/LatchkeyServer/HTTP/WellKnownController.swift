@@ -14,7 +14,7 @@ struct WellKnownController: Sendable {
 
     struct Health: Encodable { let status: String }
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<APIRequestContext>) {
         router.get("/.well-known/apple-app-site-association") { _, _ in
             try JSONResponse.make(.ok, AppleAppSiteAssociation(webcredentials: .init(apps: configuration.appleAppIds)))
         }

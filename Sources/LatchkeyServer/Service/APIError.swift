@@ -19,6 +19,8 @@ struct APIError: Error, Sendable, Equatable {
         case tooLarge
         /// 422: a field is present and well-typed but breaks a rule.
         case invalidField
+        /// 429: this client made too many requests; `Retry-After` says when to come back.
+        case rateLimited
         /// 500: the server's own fault.
         case internalError
     }

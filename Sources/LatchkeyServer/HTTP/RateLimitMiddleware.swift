@@ -1,0 +1,40 @@
+import HTTPTypes
+import Hummingbird
+import Metrics
+
+/// Applies the rate limiter to the API (`/api/…`); the page, its files, `/healthz`, `/metrics` and the
+/// well-known documents are not counted. A refused request gets 429 `rate_limited` with `Retry-After`.
+struct RateLimitMiddleware: RouterMiddleware {
+    typealias Context = APIRequestContext
+
+    let limiter: RateLimiter
+    /// Behind a reverse proxy every connection comes from the proxy: then the client is the address the
+    /// proxy appended last to `X-Forwarded-For` (earlier entries are whatever the client claimed).
+    let trustForwardedFor: Bool
+    let refused: Counter
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.uri.path.hasPrefix("/api/"), let client = client(of: request, context: context) else {
+            return try await next(request, context)
+        }
+        switch limiter.admit(client) {
+        case .allowed:
+            return try await next(request, context)
+        case .limited(let seconds):
+            refused.increment()
+            var response = try APIError(
+                .rateLimited, "rate_limited", "Too many requests from this address; try again in \(seconds) seconds."
+            ).response(from: request, context: context)
+            response.headers[.retryAfter] = "\(seconds)"
+            return response
+        }
+    }
+
+    private func client(of request: Request, context: Context) -> RateLimitClient? {
+        if trustForwardedFor, let name = HTTPField.Name("X-Forwarded-For"), let forwarded = request.headers[values: name].last,
+           let last = forwarded.split(separator: ",").last, let client = RateLimitClient(text: last) {
+            return client
+        }
+        return context.remoteAddress.flatMap(RateLimitClient.init)
+    }
+}

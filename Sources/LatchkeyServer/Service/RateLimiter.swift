@@ -1,0 +1,106 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Who a request is counted against: an IPv4 address, or an IPv6 /64 — the block one subscriber or one
+/// cloud machine usually gets, so an attacker cannot dodge the limit by rotating the low 64 bits.
+/// IPv4-mapped IPv6 addresses count as the IPv4 address they carry.
+enum RateLimitClient: Hashable, Sendable {
+    case v4(UInt32)
+    case v6Prefix(UInt64)
+
+    init?(_ address: SocketAddress) {
+        switch address {
+        case .v4(let v4):
+            self = .v4(UInt32(bigEndian: v4.address.sin_addr.s_addr))
+        case .v6(let v6):
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            let mappedPrefix: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]
+            if bytes.count == 16, Array(bytes[0..<12]) == mappedPrefix {
+                self = .v4(bytes[12..<16].reduce(0) { $0 << 8 | UInt32($1) })
+            } else {
+                self = .v6Prefix(bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
+            }
+        case .unixDomainSocket:
+            return nil
+        }
+    }
+
+    /// A textual IPv4 or IPv6 address (as a proxy writes it in `X-Forwarded-For`); nil when it is not one.
+    init?(text: some StringProtocol) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        // A bracketed IPv6 address, as some proxies write it.
+        let bare = trimmed.hasPrefix("[") && trimmed.hasSuffix("]") ? String(trimmed.dropFirst().dropLast()) : trimmed
+        guard let address = try? SocketAddress(ipAddress: bare, port: 0) else { return nil }
+        self.init(address)
+    }
+}
+
+/// Token buckets per client: each client may make `capacity` requests at once, refilled at
+/// `capacity` per minute. It bounds what one address can make the server do — every anonymous ceremony
+/// start writes a row that lives for the challenge's lifetime — and how fast it can guess at anything.
+///
+/// The table of clients is bounded: when it fills, clients whose bucket has refilled completely are
+/// forgotten (they are indistinguishable from new ones); if that frees too little — many addresses at
+/// once — the table starts afresh rather than refusing every new client or growing without limit.
+/// Limits are per server instance: instances sharing a PostgreSQL database do not pool their counts.
+final class RateLimiter: Sendable {
+    enum Decision: Equatable, Sendable {
+        case allowed
+        /// Refused; a request is allowed again after this many whole seconds.
+        case limited(retryAfter: Int)
+    }
+
+    private struct Bucket {
+        var tokens: Double
+        var updated: Double
+    }
+
+    let capacity: Double
+    private let refillPerSecond: Double
+    private let maximumClients: Int
+    /// Seconds on a monotonic clock (injected by tests).
+    private let clock: @Sendable () -> Double
+    private let buckets = NIOLockedValueBox<[RateLimitClient: Bucket]>([:])
+
+    init(requestsPerMinute: Int, maximumClients: Int = 100_000, clock: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds) {
+        self.capacity = Double(max(requestsPerMinute, 1))
+        self.refillPerSecond = Double(max(requestsPerMinute, 1)) / 60
+        self.maximumClients = max(maximumClients, 1)
+        self.clock = clock
+    }
+
+    func admit(_ client: RateLimitClient) -> Decision {
+        let now = clock()
+        return buckets.withLockedValue { buckets in
+            var bucket = buckets[client] ?? Bucket(tokens: capacity, updated: now)
+            bucket.tokens = min(capacity, bucket.tokens + max(0, now - bucket.updated) * refillPerSecond)
+            bucket.updated = now
+            let decision: Decision
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+                decision = .allowed
+            } else {
+                decision = .limited(retryAfter: max(1, Int(((1 - bucket.tokens) / refillPerSecond).rounded(.up))))
+            }
+            if buckets[client] == nil, buckets.count >= maximumClients { forgetIdle(in: &buckets, now: now) }
+            buckets[client] = bucket
+            return decision
+        }
+    }
+
+    /// How many clients the table holds (tests).
+    var clientCount: Int { buckets.withLockedValue { $0.count } }
+
+    private func forgetIdle(in buckets: inout [RateLimitClient: Bucket], now: Double) {
+        buckets = buckets.filter { $0.value.tokens + (now - $0.value.updated) * refillPerSecond < capacity }
+        if buckets.count > maximumClients / 2 { buckets = [:] }
+    }
+
+    @Sendable static func monotonicSeconds() -> Double {
+        let elapsed = ContinuousClock.now - origin
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    private static let origin = ContinuousClock.now
+}
