@@ -73,6 +73,31 @@ struct PriorArtWeaknessTests {
         }
     }
 
+    @Test("5: the session cookie is HttpOnly, SameSite=Strict, Secure over https; every login gets a new token", arguments: [
+        ("example.com", "https://example.com", true), ("localhost", "http://localhost:8080", false),
+    ])
+    func sessionCookie(rpId: String, origin: String, secure: Bool) async throws {
+        try await TestServer.run(TestServer.configuration { $0.rpId = rpId; $0.origins = [origin] }) { api in
+            let phone = SoftAuthenticator(store: InMemoryCredentialStore())
+            let session = try await api.register("Ada", with: phone, origin: origin)
+            var cookies: [String] = []
+            var tokens: Set<String> = [session.token]
+            for _ in 0..<2 {
+                let options = try api.requestOptions(try await api.send(.post, "/api/login/options"))
+                let reply = try await api.send(.post, "/api/login/verify", json: ["credential": try phone.getAssertion(options, origin: origin)])
+                try #require(reply.status == .ok, "\(reply.text)")
+                cookies.append(try #require(reply.headers[.setCookie]))
+                tokens.insert(try #require(reply.json?["token"] as? String))
+            }
+            #expect(tokens.count == 3, "a session token is never reused")
+            for cookie in cookies {
+                let attributes = Set(cookie.split(separator: ";").dropFirst().map { $0.trimmingCharacters(in: .whitespaces) })
+                #expect(attributes.isSuperset(of: ["Path=/", "HttpOnly", "SameSite=Strict"]), "\(cookie)")
+                #expect(attributes.contains("Secure") == secure, "\(cookie)")
+            }
+        }
+    }
+
     @Test("6: sessions expire")
     func sessionsExpire() async throws {
         let clock = TestClock()
@@ -161,6 +186,26 @@ struct PriorArtWeaknessTests {
                 #expect(reply.status == .notFound || reply.status == .methodNotAllowed, "\(path)")
             }
             #expect(try await api.send(.get, "/api/account", token: session.token).status == .ok)
+        }
+    }
+
+    @Test("13: a database failure is a 500 that says nothing about the database")
+    func databaseErrorsStayInside() async throws {
+        let latchkey = try await buildApplication(configuration: TestServer.configuration())
+        try await latchkey.application.test(.router) { client in
+            let api = APIClient(client: client)
+            let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
+            try await latchkey.store.connections.shutdown()
+            for reply in [
+                try await api.send(.get, "/api/account", token: session.token),
+                try await api.send(.post, "/api/login/options"),
+            ] {
+                #expect(reply.status == .internalServerError)
+                #expect(reply.errorCode == "internal_error")
+                for leak in ["sqlite", "SQL", "closed", "database", "statement"] {
+                    #expect(!reply.text.localizedCaseInsensitiveContains(leak), "\(reply.text)")
+                }
+            }
         }
     }
 
