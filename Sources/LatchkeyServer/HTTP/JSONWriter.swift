@@ -116,6 +116,12 @@ struct JSONWriter {
     /// `/` and non-ASCII included, as UTF-8.
     private mutating func writeString(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings (base64url challenges, ids, names) need no escape: copied whole.
+        guard value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            bytes.append(contentsOf: value.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])

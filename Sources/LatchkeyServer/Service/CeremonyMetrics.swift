@@ -3,22 +3,38 @@ import Metrics
 /// Counters of ceremonies started, succeeded and failed (with the failure code), for dashboards and
 /// alerts: a spike of `challenge_mismatch` or `sign_count_regression` is worth a look.
 struct CeremonyMetrics: Sendable {
-    /// Where the counters live; the application passes its Prometheus registry's factory, so nothing
-    /// depends on a process-wide bootstrap.
-    let factory: any MetricsFactory
-
-    enum Ceremony: String, Sendable {
+    enum Ceremony: String, Sendable, CaseIterable {
         case registration
         case addPasskey = "add_passkey"
         case login
     }
 
+    /// Where the counters live; the application passes its Prometheus registry's factory, so nothing
+    /// depends on a process-wide bootstrap.
+    private let factory: any MetricsFactory
+    /// The started and succeeded counters, made once: making a counter looks it up in the registry
+    /// under a lock and validates its labels, which every login would otherwise pay twice. Failures
+    /// (rarer, and labelled by reason) make theirs when they happen.
+    private let startedCounters: [Ceremony: Counter]
+    private let succeededCounters: [Ceremony: Counter]
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        func counters(_ label: String) -> [Ceremony: Counter] {
+            Dictionary(uniqueKeysWithValues: Ceremony.allCases.map {
+                ($0, Counter(label: label, dimensions: [("ceremony", $0.rawValue)], factory: factory))
+            })
+        }
+        startedCounters = counters("latchkey_ceremonies_started_total")
+        succeededCounters = counters("latchkey_ceremonies_succeeded_total")
+    }
+
     func started(_ ceremony: Ceremony) {
-        Counter(label: "latchkey_ceremonies_started_total", dimensions: [("ceremony", ceremony.rawValue)], factory: factory).increment()
+        startedCounters[ceremony]?.increment()
     }
 
     func succeeded(_ ceremony: Ceremony) {
-        Counter(label: "latchkey_ceremonies_succeeded_total", dimensions: [("ceremony", ceremony.rawValue)], factory: factory).increment()
+        succeededCounters[ceremony]?.increment()
     }
 
     func failed(_ ceremony: Ceremony, reason: String) {
