@@ -80,8 +80,7 @@ struct Store: Sendable {
         }
     }
 
-    /// Deletes the account; its credentials, sessions and pending ceremonies go with it (foreign keys
-    /// cascade, and the statements below make that explicit for any database that was opened without them).
+    /// Deletes the account; its credentials, sessions and pending ceremonies go with it (`SQL.deleteAccount`).
     func deleteAccount(id: String) async throws {
         try await connections.transaction { db in
             for statement in SQL.deleteAccount {
