@@ -44,7 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
             Output.printError("latchkey serve: \(Self.sentence(invalid.description))")
             throw ExitCode(2)
         }
-        var logger = Logger(label: "latchkey")
+        var logger = Logger(label: "latchkey") { LineLogHandler(label: $0) }
         // LOG_LEVEL (trace … critical) as in Hummingbird; default info, which logs every request.
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let latchkey: LatchkeyApplication

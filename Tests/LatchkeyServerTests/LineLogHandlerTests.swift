@@ -1,0 +1,63 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import Testing
+@testable import LatchkeyServer
+
+@Suite("Log lines")
+struct LineLogHandlerTests {
+    /// Lines a handler writes into a pipe, read back after `body`.
+    static func capture(_ body: (Int32) -> Void) throws -> [String] {
+        let pipe = Pipe()
+        // Read while the body writes: a pipe holds only 64 KiB.
+        let output = NIOLockedValueBox(Data())
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            output.withLockedValue { $0 = data }
+            done.signal()
+        }
+        body(pipe.fileHandleForWriting.fileDescriptor)
+        try pipe.fileHandleForWriting.close()
+        done.wait()
+        let data = output.withLockedValue { $0 }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    struct Refusal: Error, CustomStringConvertible {
+        var description: String { "refused" }
+    }
+
+    @Test("StreamLogHandler's layout: time, level, label, sorted metadata (the event's win), source, message")
+    func layout() throws {
+        let lines = try Self.capture { descriptor in
+            var logger = Logger(label: "latchkey") { LineLogHandler(label: $0, fileDescriptor: descriptor) }
+            logger[metadataKey: "hb.request.id"] = "42"
+            logger[metadataKey: "path"] = "/old"
+            logger.info("request", metadata: ["status": "200", "path": "/api/login/verify", "method": "POST"])
+            logger.debug("not written at info")
+            logger.error("failed", error: Refusal())
+        }
+        #expect(lines.count == 2)
+        let first = try #require(lines.first)
+        #expect(first.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} "#, options: .regularExpression) != nil, "\(first)")
+        #expect(first.hasSuffix(#" info latchkey: hb.request.id=42 method=POST path=/api/login/verify status=200 [LatchkeyServerTests] request"#), "\(first)")
+        let second = try #require(lines.last)
+        #expect(second.contains(" error latchkey: error.message=refused error.type=LatchkeyServerTests.LineLogHandlerTests.Refusal hb.request.id=42 path=/old [LatchkeyServerTests] failed"), "\(second)")
+    }
+
+    @Test("lines written from many threads at once never interleave")
+    func concurrentLines() throws {
+        let lines = try Self.capture { descriptor in
+            let logger = Logger(label: "t") { LineLogHandler(label: $0, fileDescriptor: descriptor) }
+            DispatchQueue.concurrentPerform(iterations: 8) { thread in
+                for index in 0..<100 {
+                    logger.info("line", metadata: ["thread": "\(thread)", "index": "\(index)", "padding": "\(String(repeating: "x", count: 200))"])
+                }
+            }
+        }
+        #expect(lines.count == 800)
+        let wellFormed = lines.filter { $0.range(of: #"^\S+ info t: index=\d+ padding=x{200} thread=\d \[LatchkeyServerTests\] line$"#, options: .regularExpression) != nil }
+        #expect(wellFormed.count == 800)
+    }
+}
