@@ -14,7 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
             Environment: LATCHKEY_HOST, LATCHKEY_PORT, LATCHKEY_RP_ID, LATCHKEY_RP_NAME, LATCHKEY_ORIGIN (comma-separated), \
             LATCHKEY_DATABASE, LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
             LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LATCHKEY_RATE_LIMIT, \
-            LATCHKEY_TRUST_FORWARDED_FOR (true or false), LOG_LEVEL (default info).
+            LATCHKEY_TRUST_FORWARDED_FOR (true or false), \
+            LATCHKEY_SIGN_COUNT, LOG_LEVEL (default info).
             """
     )
 
@@ -28,6 +29,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("challenge-ttl"), help: "Challenge lifetime in seconds (default 300).") var challengeTTL: Int?
     @Option(name: .customLong("user-verification"), help: "required (default) or preferred.") var userVerification: String?
     @Option(help: "none (default) or direct.") var attestation: String?
+    @Option(name: .customLong("sign-count"), help: "A login whose signature counter did not grow: reject (default) or warn (let it through, count it).")
+    var signCount: String?
     @Option(name: .customLong("apple-app-id"), help: "TEAMID.bundle.id allowed to use these passkeys; repeatable.") var appleAppId: [String] = []
     @Option(help: "Event-loop threads serving connections (default 1; 0: one per core).") var threads: Int?
     @Option(name: .customLong("rate-limit"), help: "API requests per minute per client address, in bursts of as many (default 600; 0: no limit).")
@@ -110,6 +113,13 @@ struct ServeCommand: AsyncParsableCommand {
                 throw .init(description: "--attestation must be none or direct, not \"\(text)\"")
             }
             c.attestation = preference
+        }
+        if let text = signCount ?? env["LATCHKEY_SIGN_COUNT"] {
+            switch text {
+            case "reject": c.signCountPolicy = .reject
+            case "warn": c.signCountPolicy = .report
+            default: throw .init(description: "--sign-count must be reject or warn, not \"\(text)\"")
+            }
         }
         c.appleAppIds = appleAppId.isEmpty ? list("LATCHKEY_APPLE_APP_ID") : appleAppId
         c.threads = try integer(threads, "LATCHKEY_THREADS") ?? c.threads

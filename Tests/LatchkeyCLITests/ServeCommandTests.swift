@@ -29,6 +29,7 @@ struct ServeCommandTests {
         (["--threads=-1"], "threads"),
         (["--threads", "1000"], "threads"),
         (["--rate-limit=-1"], "rate limit"),
+        (["--sign-count", "ignore"], "--sign-count"),
         (["--database", "postgres://nobody@127.0.0.1:1/none"], "cannot be opened"),
     ])
     func badConfiguration(arguments: [String], fragment: String) throws {

@@ -162,6 +162,25 @@ struct PriorArtWeaknessTests {
         }
     }
 
+    @Test("10: with --sign-count warn, a counter that did not grow is let through and counted; the stored counter never goes back")
+    func signCountWarn() async throws {
+        try await TestServer.run(TestServer.configuration { $0.signCountPolicy = .report }) { api in
+            let key = SoftAuthenticator(store: InMemoryCredentialStore(), backupStyle: .deviceBound)
+            _ = try await api.register("Ada", with: key)
+            var responses: [AuthenticationResponseJSON] = []
+            for _ in 1...3 { responses.append(try await api.loginResponse(with: key)) } // counters 1, 2, 3
+            var statuses: [HTTPResponse.Status] = []
+            // 3 is accepted; then 1 and 2 are both let through as possible clones — 2 as well because the
+            // stored counter stayed at 3 (had it gone back to 1, 2 would have passed unnoticed).
+            for index in [2, 0, 1] {
+                statuses.append(try await api.send(.post, "/api/login/verify", json: ["credential": responses[index]]).status)
+            }
+            #expect(statuses == [.ok, .ok, .ok])
+            let metrics = try await api.send(.get, "/metrics").text
+            #expect(metrics.contains("latchkey_possible_clones_total 2"), "\(metrics)")
+        }
+    }
+
     @Test("11: empty and oversized display names are 422, not 500; writes are all-or-nothing", arguments: ["", "   ", String(repeating: "x", count: 256)])
     func displayNameValidation(name: String) async throws {
         try await TestServer.run { api in

@@ -174,7 +174,7 @@ struct StoreTests {
                 #expect(record.signCount == 5 && owner.id == account.id)
                 return Self.accept(6, token: 1, now: now)(record, owner)
             }
-            guard case .completed(let owner) = seen else { Issue.record("expected a completed login, got \(seen)"); return }
+            guard case .completed(let owner, _) = seen else { Issue.record("expected a completed login, got \(seen)"); return }
             #expect(owner.id == account.id)
             #expect(try await store.sessionAccount(tokenHash: [1], now: now) == account.id)
             let stored = try await store.credential(id: [3])

@@ -23,6 +23,10 @@ public struct ServerConfiguration: Sendable {
     public var userVerification = RelyingParty.UserVerificationPolicy.required
     public var attestation = AttestationPreference.none
     public var appleAppIds: [String] = []
+    /// A login whose signature counter did not grow (§7.2 step 23, a possibly cloned authenticator) is
+    /// refused by default; `.report` lets it through and counts it in `latchkey_possible_clones_total`,
+    /// for fleets of authenticators whose counters are known to misbehave.
+    public var signCountPolicy = RelyingParty.SignCountPolicy.reject
     /// Event-loop threads; every connection's handlers run on its loop (see `EventLoopPinnedChannel`).
     /// One by default: a login's work is short and its SQLite statements are serialized anyway, and a
     /// single loop never has to wake another thread — a quarter less CPU per login than two loops on
@@ -70,7 +74,7 @@ public struct ServerConfiguration: Sendable {
     var relyingParty: RelyingParty {
         RelyingParty(
             id: rpId, name: rpName, origins: origins.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
-            userVerification: userVerification)
+            userVerification: userVerification, signCountPolicy: signCountPolicy)
     }
 
     /// Whether the session cookie gets `Secure`: when the page is served over https.

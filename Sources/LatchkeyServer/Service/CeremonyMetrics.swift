@@ -37,6 +37,11 @@ struct CeremonyMetrics: Sendable {
         succeededCounters[ceremony]?.increment()
     }
 
+    /// A login let through although its counter did not grow (`--sign-count warn`): worth an alert.
+    func possibleClone() {
+        Counter(label: "latchkey_possible_clones_total", factory: factory).increment()
+    }
+
     func failed(_ ceremony: Ceremony, reason: String) {
         Counter(label: "latchkey_ceremonies_failed_total", dimensions: [("ceremony", ceremony.rawValue), ("reason", reason)], factory: factory).increment()
     }

@@ -158,14 +158,15 @@ struct CeremonyService: Sendable {
                     credential, expectedChallenge: challenge, storedCredential: stored)
                 return .accept(LoginWrites(
                     signCount: result.signCount, backupState: result.backupState, userVerified: result.userVerified,
-                    session: sessions.session(for: token, accountId: account.id)))
+                    session: sessions.session(for: token, accountId: account.id), possibleClone: result.possibleClone))
             } catch {
                 return .reject(APIError(.unauthorized, error.code, error.message))
             }
         }
         switch outcome {
-        case .completed(let account):
+        case .completed(let account, let writes):
             metrics.succeeded(.login)
+            if writes.possibleClone { metrics.possibleClone() }
             return (token, account)
         case .unknownChallenge:
             throw failed(APIError.unknownChallenge)

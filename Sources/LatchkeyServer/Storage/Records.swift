@@ -52,6 +52,9 @@ struct LoginWrites: Sendable {
     let backupState: Bool
     let userVerified: Bool
     let session: NewSession
+    /// The counter did not grow and the policy lets the login through (`--sign-count warn`): nothing is
+    /// written for it (the stored counter never goes back), the service reports it.
+    var possibleClone = false
 }
 
 /// A session about to be stored: only the token's hash reaches the database.

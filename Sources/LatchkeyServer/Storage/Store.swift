@@ -122,7 +122,8 @@ struct Store: Sendable {
     }
 
     enum LoginOutcome: Sendable {
-        case completed(AccountRecord)
+        /// The session is stored; the writes are what `decide` accepted.
+        case completed(AccountRecord, LoginWrites)
         /// No pending login ceremony has this challenge (never issued, expired, or already used).
         case unknownChallenge
         case unknownCredential
@@ -154,7 +155,7 @@ struct Store: Sendable {
                 .milliseconds(writes.session.createdAt), .blob(credential.id), .integer(Int64(credential.signCount))))
             guard moved != nil else { return .signCountMoved }
             try await Self.insert(writes.session, on: db)
-            return .completed(account)
+            return .completed(account, writes)
         }
     }
 
