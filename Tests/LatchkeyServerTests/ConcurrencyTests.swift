@@ -30,9 +30,7 @@ struct ConcurrencyTests {
     @Test("over real connections, on one event loop or several, 50 concurrent finishes of one login challenge: exactly one success",
           arguments: [1, 3])
     func oneChallengeOneSuccessLive(threads: Int) async throws {
-        let latchkey = try await buildApplication(configuration: TestServer.configuration { $0.threads = threads })
-        try await latchkey.application.test(.live) { client in
-            let api = APIClient(client: client)
+        try await TestServer.run(TestServer.configuration { $0.threads = threads }, over: .live) { api in
             let phone = SoftAuthenticator(store: InMemoryCredentialStore())
             try await Self.finishOneLoginFiftyTimes(api, with: phone)
             // The winner's session works over the same server.
@@ -43,9 +41,7 @@ struct ConcurrencyTests {
 
     @Test("50 concurrent finishes of one registration challenge: exactly one account")
     func oneRegistrationOneAccount() async throws {
-        let latchkey = try await buildApplication(configuration: TestServer.configuration())
-        try await latchkey.application.test(.router) { client in
-            let api = APIClient(client: client)
+        try await TestServer.withApplication { api, latchkey in
             let options = try api.creationOptions(try await api.send(.post, "/api/registration/options", object: ["displayName": "Ada"]))
             let credential = try SoftAuthenticator(store: InMemoryCredentialStore()).makeCredential(options, origin: TestServer.origin)
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -10,9 +10,7 @@ import WebAuthn
 struct PriorArtWeaknessTests {
     @Test("1: tokens are stored only as hashes")
     func tokensHashed() async throws {
-        let latchkey = try await buildApplication(configuration: TestServer.configuration())
-        try await latchkey.application.test(.router) { client in
-            let api = APIClient(client: client)
+        try await TestServer.withApplication { api, latchkey in
             let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
             let stored = try await latchkey.store.connections.withConnection { db in
                 try await db.raw("SELECT token_hash FROM sessions").all().map { Array(try $0.decode(column: "token_hash", as: Data.self)) }
@@ -210,9 +208,7 @@ struct PriorArtWeaknessTests {
 
     @Test("13: a database failure is a 500 that says nothing about the database")
     func databaseErrorsStayInside() async throws {
-        let latchkey = try await buildApplication(configuration: TestServer.configuration())
-        try await latchkey.application.test(.router) { client in
-            let api = APIClient(client: client)
+        try await TestServer.withApplication { api, latchkey in
             let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
             try await latchkey.store.connections.shutdown()
             for reply in [

@@ -147,6 +147,21 @@ struct StoreTests {
         }
     }
 
+    /// A stored account with one credential, whose counter stands at `signCount`, and a login ceremony for
+    /// each of `challenges`, expiring five minutes after `now`.
+    static func loginReady(
+        _ store: Store, credentialId: UInt8, signCount: UInt32, challenges: [UInt8], now: Date
+    ) async throws -> AccountRecord {
+        let account = Self.account()
+        var credential = Self.credential([credentialId], account: account.id)
+        credential.signCount = signCount
+        try await store.createAccount(account, credential: credential)
+        for challenge in challenges {
+            try await store.insertCeremony(CeremonyRecord(challenge: [challenge], kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 300))
+        }
+        return account
+    }
+
     /// A decision that accepts with the given counter and opens a session with the given token hash.
     static func accept(_ signCount: UInt32, token: UInt8, now: Date) -> @Sendable (CredentialRecord, AccountRecord) -> Store.LoginDecision {
         { _, account in
@@ -159,14 +174,8 @@ struct StoreTests {
     @Test("a login's transaction: challenge consumed by every outcome, counter moved, session stored", arguments: Backends.all)
     func finishLogin(backend: String) async throws {
         try await Backends.with(backend) { store in
-            let account = Self.account()
-            var credential = Self.credential([3], account: account.id)
-            credential.signCount = 5
-            try await store.createAccount(account, credential: credential)
             let now = Date()
-            for challenge: UInt8 in [20, 21, 22, 23] {
-                try await store.insertCeremony(CeremonyRecord(challenge: [challenge], kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 300))
-            }
+            let account = try await Self.loginReady(store, credentialId: 3, signCount: 5, challenges: [20, 21, 22, 23], now: now)
             try await store.insertCeremony(CeremonyRecord(challenge: [24], kind: .registration, accountId: nil, userHandle: [1], displayName: "x", expiresAt: now + 300))
 
             // The decision sees the stored credential and its account.
@@ -213,12 +222,8 @@ struct StoreTests {
     @Test("50 concurrent finishes of one login challenge: exactly one opens a session", arguments: Backends.all)
     func finishLoginOnce(backend: String) async throws {
         try await Backends.with(backend) { store in
-            let account = Self.account()
-            var credential = Self.credential([4], account: account.id)
-            credential.signCount = 0
-            try await store.createAccount(account, credential: credential)
             let now = Date()
-            try await store.insertCeremony(CeremonyRecord(challenge: [30], kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 300))
+            _ = try await Self.loginReady(store, credentialId: 4, signCount: 0, challenges: [30], now: now)
             let completed = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<50 {
                     group.addTask {

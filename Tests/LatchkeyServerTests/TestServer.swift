@@ -26,9 +26,17 @@ struct TestServer {
         _ configuration: ServerConfiguration = configuration(), now: @escaping @Sendable () -> Date = { Date() },
         over setup: TestingSetup = .router, _ body: @Sendable (APIClient) async throws -> Void
     ) async throws {
+        try await withApplication(configuration, now: now, over: setup) { api, _ in try await body(api) }
+    }
+
+    /// `run`, for tests that also look behind the API (the store, its database).
+    static func withApplication(
+        _ configuration: ServerConfiguration = configuration(), now: @escaping @Sendable () -> Date = { Date() },
+        over setup: TestingSetup = .router, _ body: @Sendable (APIClient, LatchkeyApplication) async throws -> Void
+    ) async throws {
         let latchkey = try await buildApplication(configuration: configuration, now: now)
         try await latchkey.application.test(setup) { client in
-            try await body(APIClient(client: client))
+            try await body(APIClient(client: client), latchkey)
         }
     }
 }

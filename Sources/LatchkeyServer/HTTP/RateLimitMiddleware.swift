@@ -12,6 +12,13 @@ struct RateLimitMiddleware: RouterMiddleware {
     /// proxy appended last to `X-Forwarded-For` (earlier entries are whatever the client claimed).
     let trustForwardedFor: Bool
     let refused: Counter
+    private let forwardedFor = HTTPField.Name("X-Forwarded-For")
+
+    init(limiter: RateLimiter, trustForwardedFor: Bool, refused: Counter) {
+        self.limiter = limiter
+        self.trustForwardedFor = trustForwardedFor
+        self.refused = refused
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.uri.path.hasPrefix("/api/"), let client = client(of: request, context: context) else {
@@ -31,7 +38,7 @@ struct RateLimitMiddleware: RouterMiddleware {
     }
 
     private func client(of request: Request, context: Context) -> RateLimitClient? {
-        if trustForwardedFor, let name = HTTPField.Name("X-Forwarded-For"), let forwarded = request.headers[values: name].last,
+        if trustForwardedFor, let forwardedFor, let forwarded = request.headers[values: forwardedFor].last,
            let last = forwarded.split(separator: ",").last, let client = RateLimitClient(text: last) {
             return client
         }

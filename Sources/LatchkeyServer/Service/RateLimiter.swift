@@ -14,12 +14,15 @@ enum RateLimitClient: Hashable, Sendable {
         case .v4(let v4):
             self = .v4(UInt32(bigEndian: v4.address.sin_addr.s_addr))
         case .v6(let v6):
-            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
-            let mappedPrefix: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff]
-            if bytes.count == 16, Array(bytes[0..<12]) == mappedPrefix {
-                self = .v4(bytes[12..<16].reduce(0) { $0 << 8 | UInt32($1) })
+            // The 16 address bytes as two big-endian halves: the /64 prefix, and the interface part.
+            let (prefix, interface) = withUnsafeBytes(of: v6.address.sin6_addr) {
+                ($0.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }, $0.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
+            }
+            // ::ffff:a.b.c.d carries an IPv4 address in its last four bytes.
+            if prefix == 0, interface >> 32 == 0xffff {
+                self = .v4(UInt32(truncatingIfNeeded: interface))
             } else {
-                self = .v6Prefix(bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) })
+                self = .v6Prefix(prefix)
             }
         case .unixDomainSocket:
             return nil
