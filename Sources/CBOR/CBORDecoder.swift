@@ -10,10 +10,15 @@ public struct CBORDecoder: Sendable {
         public var maxDepth: Int
         /// Largest input accepted at all.
         public var maxInputSize: Int
+        /// Most items in one array and most entries in one map. WebAuthn's largest are a TPM
+        /// statement's 6 entries and a 5-certificate x5c (the shared vectors); 32 leaves room for
+        /// extension maps and future members while keeping every map small enough to search linearly.
+        public var maxContainerCount: Int
 
-        public init(maxDepth: Int = 16, maxInputSize: Int = 1 << 20) {
+        public init(maxDepth: Int = 16, maxInputSize: Int = 1 << 20, maxContainerCount: Int = 32) {
             self.maxDepth = maxDepth
             self.maxInputSize = maxInputSize
+            self.maxContainerCount = maxContainerCount
         }
     }
 
@@ -38,7 +43,7 @@ public struct CBORDecoder: Sendable {
         guard bytes.count <= limits.maxInputSize else {
             throw CBORError(.inputTooLarge(limit: limits.maxInputSize), at: 0)
         }
-        var reader = Reader(bytes: bytes, maxDepth: limits.maxDepth)
+        var reader = Reader(bytes: bytes, maxDepth: limits.maxDepth, maxContainerCount: limits.maxContainerCount)
         let value = try reader.readItem(depth: 0)
         return (value, reader.position)
     }
@@ -48,11 +53,13 @@ public struct CBORDecoder: Sendable {
 private struct Reader {
     let bytes: [UInt8]
     let maxDepth: Int
+    let maxContainerCount: Int
     var position = 0
 
-    init(bytes: [UInt8], maxDepth: Int) {
+    init(bytes: [UInt8], maxDepth: Int, maxContainerCount: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        self.maxContainerCount = maxContainerCount
     }
 
     var remaining: Int { bytes.count - position }
@@ -160,6 +167,12 @@ private struct Reader {
         return false
     }
 
+    /// Refuses a container's (count + 1)th member, so that no container grows past the limit whatever
+    /// its declared length.
+    func checkCount(_ count: Int, at start: Int) throws(CBORError) {
+        guard count < maxContainerCount else { throw CBORError(.containerTooLarge(limit: maxContainerCount), at: start) }
+    }
+
     mutating func readArrayItems(count: UInt64?, depth: Int, at start: Int) throws(CBORError) -> [CBORValue] {
         var items: [CBORValue] = []
         if let count {
@@ -167,33 +180,46 @@ private struct Reader {
             guard count <= UInt64(remaining) else {
                 throw CBORError(.lengthExceedsInput(declared: count, remaining: remaining), at: start)
             }
+            guard count <= UInt64(maxContainerCount) else { throw CBORError(.containerTooLarge(limit: maxContainerCount), at: start) }
             items.reserveCapacity(Int(count))
             for _ in 0..<count { items.append(try readItem(depth: depth + 1)) }
         } else {
-            while try !atBreak() { items.append(try readItem(depth: depth + 1)) }
+            while try !atBreak() {
+                try checkCount(items.count, at: start)
+                items.append(try readItem(depth: depth + 1))
+            }
         }
         return items
     }
 
+    /// Entries in order, with duplicate keys found through a hash set: a scan per key made an 11 000-key
+    /// map cost over a second.
     mutating func readMapEntries(count: UInt64?, depth: Int, at start: Int) throws(CBORError) -> CBORMap {
-        var map = CBORMap()
+        var entries: [CBORMap.Entry] = []
+        var keys = Set<CBORValue>()
         if let count {
             // Each entry takes at least two bytes.
             guard count <= UInt64(remaining) / 2 else {
                 throw CBORError(.lengthExceedsInput(declared: count, remaining: remaining), at: start)
             }
-            for _ in 0..<count { try readEntry(into: &map, depth: depth) }
+            guard count <= UInt64(maxContainerCount) else { throw CBORError(.containerTooLarge(limit: maxContainerCount), at: start) }
+            entries.reserveCapacity(Int(count))
+            for _ in 0..<count { try readEntry(into: &entries, keys: &keys, depth: depth) }
         } else {
-            while try !atBreak() { try readEntry(into: &map, depth: depth) }
+            while try !atBreak() {
+                try checkCount(entries.count, at: start)
+                try readEntry(into: &entries, keys: &keys, depth: depth)
+            }
         }
-        return map
+        return CBORMap(uniqueEntries: entries)
     }
 
-    mutating func readEntry(into map: inout CBORMap, depth: Int) throws(CBORError) {
+    mutating func readEntry(into entries: inout [CBORMap.Entry], keys: inout Set<CBORValue>, depth: Int) throws(CBORError) {
         let keyStart = position
         let key = try readItem(depth: depth + 1)
         let value = try readItem(depth: depth + 1)
-        guard map.insert(value, for: key) else { throw CBORError(.duplicateMapKey, at: keyStart) }
+        guard keys.insert(key).inserted else { throw CBORError(.duplicateMapKey, at: keyStart) }
+        entries.append(CBORMap.Entry(key: key, value: value))
     }
 
     mutating func readSimpleOrFloat(_ info: UInt8, at start: Int) throws(CBORError) -> CBORValue {

@@ -25,6 +25,8 @@ public struct CBORError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidSimpleValue(UInt8)
         /// The input is larger than the decoder accepts.
         case inputTooLarge(limit: Int)
+        /// An array with more items, or a map with more entries, than the decoder accepts.
+        case containerTooLarge(limit: Int)
         /// The encoder was given something CBOR cannot hold (e.g. a map with duplicate keys).
         case unencodable(String)
     }
@@ -52,6 +54,7 @@ public struct CBORError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidIndefiniteChunk: what = "indefinite-length string chunk of the wrong type"
         case .invalidSimpleValue(let v): what = "simple value \(v) must use the one-byte form"
         case .inputTooLarge(let l): what = "input larger than \(l) bytes"
+        case .containerTooLarge(let l): what = "array or map with more than \(l) members"
         case .unencodable(let s): what = "cannot encode: \(s)"
         }
         return "CBOR: \(what) at byte \(offset)"

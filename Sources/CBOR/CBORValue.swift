@@ -70,11 +70,17 @@ public struct CBORMap: Sendable, Hashable {
 
     /// Builds a map from key/value pairs; returns nil when a key repeats.
     public init?(_ pairs: [(CBORValue, CBORValue)]) {
+        var keys = Set<CBORValue>()
         entries = []
         for (key, value) in pairs {
-            guard self[key] == nil else { return nil }
+            guard keys.insert(key).inserted else { return nil }
             entries.append(Entry(key: key, value: value))
         }
+    }
+
+    /// Entries whose keys the caller has already found unique (the decoder, through a hash set).
+    init(uniqueEntries: [Entry]) {
+        entries = uniqueEntries
     }
 
     public var count: Int { entries.count }

@@ -37,7 +37,8 @@ public func buildApplication(
     }
     let store = Store(connections: connections)
     let sessions = SessionService(store: store, ttl: configuration.sessionTTL, now: now)
-    let authentication = RequestAuthentication(sessions: sessions, origins: configuration.relyingParty.origins)
+    let authentication = RequestAuthentication(
+        sessions: sessions, origins: configuration.relyingParty.origins, secureCookies: configuration.secureCookies)
     let registry = PrometheusCollectorRegistry()
     let metricsFactory = PrometheusMetricsFactory(registry: registry)
     let metrics = CeremonyMetrics(factory: metricsFactory)
@@ -45,14 +46,17 @@ public func buildApplication(
 
     let router = Router(context: APIRequestContext.self)
     router.add(middleware: ErrorAndLogMiddleware())
+    // The limiter is the API group's middleware, so it applies to every request the router resolves to
+    // an API route, however its path is spelled (`//api/…` reaches the same routes).
+    let api = router.group("api")
     if configuration.rateLimit > 0 {
-        router.add(middleware: RateLimitMiddleware(
+        api.add(middleware: RateLimitMiddleware(
             limiter: RateLimiter(requestsPerMinute: configuration.rateLimit), trustForwardedFor: configuration.trustForwardedFor,
             refused: Counter(label: "latchkey_rate_limited_total", factory: metricsFactory)))
     }
-    CeremonyController(ceremonies: ceremonies, authentication: authentication, configuration: configuration).register(on: router)
+    CeremonyController(ceremonies: ceremonies, authentication: authentication, configuration: configuration).register(on: api)
     AccountController(store: store, sessions: sessions, authentication: authentication, configuration: configuration, now: now)
-        .register(on: router)
+        .register(on: api)
     WellKnownController(configuration: configuration).register(on: router)
     router.get("/metrics") { _, _ in
         Response(
@@ -63,7 +67,7 @@ public func buildApplication(
 
     let application = Application(
         router: router,
-        server: .pinnedHTTP1(),
+        server: .pinnedHTTP1(idleTimeout: configuration.idleTimeAmount, limiter: configuration.connectionLimiter),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
         services: [Housekeeping(store: store, connections: connections, logger: logger)],
         eventLoopGroupProvider: .shared(ServerEventLoops.group(threads: configuration.eventLoopThreads)),

@@ -14,7 +14,8 @@ struct ServeCommand: AsyncParsableCommand {
             Environment: LATCHKEY_HOST, LATCHKEY_PORT, LATCHKEY_RP_ID, LATCHKEY_RP_NAME, LATCHKEY_ORIGIN (comma-separated), \
             LATCHKEY_DATABASE, LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
             LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LATCHKEY_RATE_LIMIT, \
-            LATCHKEY_TRUST_FORWARDED_FOR (true or false), \
+            LATCHKEY_TRUST_FORWARDED_FOR (true or false), LATCHKEY_IDLE_TIMEOUT (seconds), LATCHKEY_MAX_CONNECTIONS, \
+            LATCHKEY_MAX_CONNECTIONS_PER_CLIENT, \
             LATCHKEY_SIGN_COUNT, LOG_LEVEL (default info).
             """
     )
@@ -37,6 +38,12 @@ struct ServeCommand: AsyncParsableCommand {
     var rateLimit: Int?
     @Flag(name: .customLong("trust-forwarded-for"), help: "Behind a reverse proxy: count requests against the last X-Forwarded-For address.")
     var trustForwardedFor = false
+    @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay open without a complete request part (default 30; 0: none).")
+    var idleTimeout: Int?
+    @Option(name: .customLong("max-connections"), help: "Open connections in all (default 4096; 0: no limit).")
+    var maxConnections: Int?
+    @Option(name: .customLong("max-connections-per-client"), help: "Open connections per client address (default 256; 0: no limit; not applied with --trust-forwarded-for).")
+    var maxConnectionsPerClient: Int?
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -124,6 +131,9 @@ struct ServeCommand: AsyncParsableCommand {
         c.appleAppIds = appleAppId.isEmpty ? list("LATCHKEY_APPLE_APP_ID") : appleAppId
         c.threads = try integer(threads, "LATCHKEY_THREADS") ?? c.threads
         c.rateLimit = try integer(rateLimit, "LATCHKEY_RATE_LIMIT") ?? c.rateLimit
+        if let seconds = try integer(idleTimeout, "LATCHKEY_IDLE_TIMEOUT") { c.idleTimeout = TimeInterval(seconds) }
+        c.maxConnections = try integer(maxConnections, "LATCHKEY_MAX_CONNECTIONS") ?? c.maxConnections
+        c.maxConnectionsPerClient = try integer(maxConnectionsPerClient, "LATCHKEY_MAX_CONNECTIONS_PER_CLIENT") ?? c.maxConnectionsPerClient
         if trustForwardedFor {
             c.trustForwardedFor = true
         } else if let text = env["LATCHKEY_TRUST_FORWARDED_FOR"], !text.isEmpty {

@@ -125,6 +125,33 @@ struct CBORDecoderTests {
         #expect(decodeError(hex("1a0001"))?.kind == .unexpectedEnd)
     }
 
+    /// A map of `count` distinct two-byte unsigned keys (0x19 NNNN), each with the value 0.
+    private static func map(count: Int, indefinite: Bool = false) -> [UInt8] {
+        var bytes: [UInt8] = indefinite ? [0xbf] : [0xb9, UInt8(count >> 8), UInt8(count & 0xff)]
+        for key in 0..<count { bytes += [0x19, UInt8(key >> 8), UInt8(key & 0xff), 0x00] }
+        return indefinite ? bytes + [0xff] : bytes
+    }
+
+    @Test("arrays and maps hold at most 32 members (SECURITY-FINDINGS 5: an 11 000-key map took over a second)")
+    func containerCap() {
+        // The finding's shape: 11 000 keys, definite and indefinite.
+        #expect(decodeError(Self.map(count: 11_000))?.kind == .containerTooLarge(limit: 32))
+        #expect(decodeError(Self.map(count: 11_000, indefinite: true))?.kind == .containerTooLarge(limit: 32))
+        #expect(decodeError(Self.map(count: 32)) == nil)
+        #expect(decodeError(Self.map(count: 33))?.kind == .containerTooLarge(limit: 32))
+        #expect(decodeError(Self.map(count: 33, indefinite: true))?.kind == .containerTooLarge(limit: 32))
+        let array = [0x98, 33] + [UInt8](repeating: 0x00, count: 33)
+        #expect(decodeError(array)?.kind == .containerTooLarge(limit: 32))
+        #expect(decodeError([0x9f] + [UInt8](repeating: 0x00, count: 33) + [0xff])?.kind == .containerTooLarge(limit: 32))
+        #expect(decodeError([0x98, 32] + [UInt8](repeating: 0x00, count: 32)) == nil)
+        // The limit is a setting: a caller that needs a big map can have one, still checked for duplicates.
+        #expect(decodeError(Self.map(count: 11_000), limits: .init(maxContainerCount: 20_000)) == nil)
+        let duplicated = Self.map(count: 11_000).dropLast(4) + [0x19, 0x00, 0x07, 0x00]
+        let error = decodeError(Array(duplicated), limits: .init(maxContainerCount: 20_000))
+        #expect(error?.kind == .duplicateMapKey)
+        #expect(error?.offset == 3 + 10_999 * 4, "the offset of the repeated key")
+    }
+
     @Test("nesting deeper than the limit is refused")
     func deepNesting() {
         let deep = [UInt8](repeating: 0x81, count: 10_000) + [0x00]

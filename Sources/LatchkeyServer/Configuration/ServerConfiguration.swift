@@ -38,8 +38,25 @@ public struct ServerConfiguration: Sendable {
     /// Count requests against the address a reverse proxy appended to `X-Forwarded-For` (only behind a
     /// proxy that sets it: otherwise a client could pick its own address).
     public var trustForwardedFor = false
+    /// Seconds a connection may stay open without a complete request part: an idle keep-alive
+    /// connection, or a request head that never finishes (slowloris). 0: never closed for idling.
+    public var idleTimeout: TimeInterval = 30
+    /// Open connections in all (0: no bound). Each holds a socket and buffers; beyond the bound a new
+    /// connection is closed at once.
+    public var maxConnections = 4096
+    /// Open connections from one client address (an IPv6 /64 counts as one); not applied with
+    /// `trustForwardedFor`, where every connection comes from the proxy. A browser opens at most six per
+    /// host, so this leaves room for dozens of people behind one NAT.
+    public var maxConnectionsPerClient = 256
 
     public init() {}
+
+    /// Browsers cap a cookie's Max-Age at 400 days (RFC 6265bis), so a longer session could not be kept
+    /// by the page anyway; the cap also keeps every expiry time far inside what dates and integers hold.
+    public static let maximumSessionTTL: TimeInterval = 400 * 24 * 3600
+    /// A challenge is a one-time secret: WebAuthn recommends minutes (§5.4.4, 5–10 for a default
+    /// ceremony); an hour is generous, and a pending ceremony is a stored row for all that time.
+    public static let maximumCeremonyTTL: TimeInterval = 3600
 
     public struct Invalid: Error, Sendable, CustomStringConvertible {
         public let description: String
@@ -61,10 +78,33 @@ public struct ServerConfiguration: Sendable {
                 throw Invalid(description: "the origin \(origin) does not belong to the RP ID \(rpId): its host must be \(rpId) or end with .\(rpId)")
             }
         }
-        guard sessionTTL > 0 else { throw Invalid(description: "the session lifetime must be positive") }
-        guard ceremonyTTL > 0 else { throw Invalid(description: "the challenge lifetime must be positive") }
+        guard sessionTTL > 0, sessionTTL <= Self.maximumSessionTTL else {
+            throw Invalid(description: "the session lifetime must be between 1 and \(Int(Self.maximumSessionTTL)) seconds (400 days), not \(sessionTTL)")
+        }
+        guard ceremonyTTL > 0, ceremonyTTL <= Self.maximumCeremonyTTL else {
+            throw Invalid(description: "the challenge lifetime must be between 1 and \(Int(Self.maximumCeremonyTTL)) seconds (one hour), not \(ceremonyTTL)")
+        }
         guard rateLimit >= 0 else { throw Invalid(description: "the rate limit must be 0 (none) or a number of requests per minute, not \(rateLimit)") }
+        guard idleTimeout >= 0, idleTimeout <= 3600 else {
+            throw Invalid(description: "the idle time-out must be between 0 (none) and 3600 seconds, not \(idleTimeout)")
+        }
+        guard maxConnections >= 0 else { throw Invalid(description: "the connection limit must be 0 (none) or a number of connections, not \(maxConnections)") }
+        guard maxConnectionsPerClient >= 0 else {
+            throw Invalid(description: "the per-client connection limit must be 0 (none) or a number of connections, not \(maxConnectionsPerClient)")
+        }
         guard (0...256).contains(threads) else { throw Invalid(description: "the number of threads must be between 1 and 256 (0: one per core), not \(threads)") }
+    }
+
+    /// The connection bounds to apply, or nil when there are none.
+    var connectionLimiter: ConnectionLimiter? {
+        let perClient = trustForwardedFor || maxConnectionsPerClient == 0 ? nil : maxConnectionsPerClient
+        guard maxConnections > 0 || perClient != nil else { return nil }
+        return ConnectionLimiter(total: maxConnections > 0 ? maxConnections : Int.max, perClient: perClient)
+    }
+
+    /// The idle time-out as NIO takes it; nil for none.
+    var idleTimeAmount: TimeAmount? {
+        idleTimeout > 0 ? .milliseconds(Int64(idleTimeout * 1000)) : nil
     }
 
     /// The event-loop threads to run: `threads`, or one per core when it is 0.

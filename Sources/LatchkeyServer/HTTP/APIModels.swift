@@ -2,17 +2,26 @@ import Foundation
 import WebAuthn
 
 /// Request and response bodies of the HTTP API (DESIGN §3).
-struct RegistrationOptionsRequest: Decodable {
+struct RegistrationOptionsRequest: JSONReadable {
     var displayName: String?
     var name: String?
+
+    init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        displayName = try reader.optionalString("displayName")
+        name = try reader.optionalString("name")
+    }
 }
 
 struct OptionsResponse<Options: Encodable>: Encodable {
     let publicKey: Options
 }
 
-struct RegistrationVerifyRequest: Decodable {
+struct RegistrationVerifyRequest: JSONReadable {
     let credential: RegistrationResponseJSON
+
+    init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        credential = try RegistrationResponseJSON(json: try reader.object("credential"))
+    }
 }
 
 struct LoginVerifyRequest: JSONReadable {
@@ -23,7 +32,9 @@ struct LoginVerifyRequest: JSONReadable {
     }
 }
 
-/// A request body that reads itself from a parsed document (see `RequestBody.decode`).
+/// A request body that reads itself from a document parsed by the strict, depth-limited `JSONValue`
+/// parser (see `RequestBody.decode`). Every request body is one: none reaches Foundation's
+/// `JSONDecoder`, whose scanner traps on some deeply nested inputs (exactly 513 `[`).
 protocol JSONReadable {
     init(json reader: JSONShapeReader) throws(JSONShapeError)
 }
@@ -51,9 +62,14 @@ struct SessionResponse: Encodable {
     let account: AccountJSON
 }
 
-struct AccountUpdateRequest: Decodable {
+struct AccountUpdateRequest: JSONReadable {
     var displayName: String?
     var credo: String?
+
+    init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        displayName = try reader.optionalString("displayName")
+        credo = try reader.optionalString("credo")
+    }
 }
 
 struct PasskeyJSON: Encodable {
@@ -94,6 +110,10 @@ struct PasskeyResponse: Encodable {
     let passkey: PasskeyJSON
 }
 
-struct RenamePasskeyRequest: Decodable {
+struct RenamePasskeyRequest: JSONReadable {
     let name: String
+
+    init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        name = try reader.string("name")
+    }
 }

@@ -10,14 +10,15 @@ struct AccountController: Sendable {
     let configuration: ServerConfiguration
     let now: @Sendable () -> Date
 
-    func register(on router: Router<APIRequestContext>) {
-        router.get("/api/account") { request, _ in try await account(request) }
-        router.patch("/api/account") { request, _ in try await update(request) }
-        router.delete("/api/account") { request, _ in try await delete(request) }
-        router.post("/api/logout") { request, _ in try await logout(request) }
-        router.get("/api/account/passkeys") { request, _ in try await passkeys(request) }
-        router.patch("/api/account/passkeys/:id") { request, context in try await rename(request, id: context.parameters.get("id")) }
-        router.delete("/api/account/passkeys/:id") { request, context in try await remove(request, id: context.parameters.get("id")) }
+    /// Adds the routes to `api`, the router's `/api` group.
+    func register(on api: some RouterMethods<APIRequestContext>) {
+        api.get("account") { request, _ in try await account(request) }
+        api.patch("account") { request, _ in try await update(request) }
+        api.delete("account") { request, _ in try await delete(request) }
+        api.post("logout") { request, _ in try await logout(request) }
+        api.get("account/passkeys") { request, _ in try await passkeys(request) }
+        api.patch("account/passkeys/:id") { request, context in try await rename(request, id: context.parameters.get("id")) }
+        api.delete("account/passkeys/:id") { request, context in try await remove(request, id: context.parameters.get("id")) }
     }
 
     func account(_ request: Request) async throws -> Response {

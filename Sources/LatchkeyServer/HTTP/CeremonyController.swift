@@ -6,11 +6,12 @@ struct CeremonyController: Sendable {
     let authentication: RequestAuthentication
     let configuration: ServerConfiguration
 
-    func register(on router: Router<APIRequestContext>) {
-        router.post("/api/registration/options") { request, _ in try await registrationOptions(request) }
-        router.post("/api/registration/verify") { request, _ in try await registrationVerify(request) }
-        router.post("/api/login/options") { request, _ in try await loginOptions(request) }
-        router.post("/api/login/verify") { request, _ in try await loginVerify(request) }
+    /// Adds the routes to `api`, the router's `/api` group.
+    func register(on api: some RouterMethods<APIRequestContext>) {
+        api.post("registration/options") { request, _ in try await registrationOptions(request) }
+        api.post("registration/verify") { request, _ in try await registrationVerify(request) }
+        api.post("login/options") { request, _ in try await loginOptions(request) }
+        api.post("login/verify") { request, _ in try await loginVerify(request) }
     }
 
     /// With a session: options to add a passkey to this account. Without: options for a new account.

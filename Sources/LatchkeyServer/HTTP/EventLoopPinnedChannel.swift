@@ -11,12 +11,22 @@ import NIOPosix
 /// wake-ups were the largest cost of a login after the HTTP parsing itself. The handlers' work is short
 /// (a signature check, a few SQLite statements on the calling thread), so keeping it on the loop delays
 /// the loop's other connections by at most that long.
+///
+/// It is also where connections are counted: one over the `ConnectionLimiter`'s bounds is closed before
+/// the HTTP pipeline is set up.
 struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
     let base: Base
+    let limiter: ConnectionLimiter?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger)
+        guard let limiter else { return base.setup(channel: channel, logger: logger) }
+        guard let release = limiter.open(from: channel.remoteAddress) else {
+            logger.debug("connection refused: too many open connections", metadata: ["peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
+            return channel.eventLoop.makeFailedFuture(ConnectionLimitReached())
+        }
+        channel.closeFuture.whenComplete { _ in release() }
+        return base.setup(channel: channel, logger: logger)
     }
 
     func handle(value: Value, logger: Logger) async {
@@ -27,10 +37,13 @@ struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 as `.http1()`, each connection pinned to its event loop (see `EventLoopPinnedChannel`).
-    static func pinnedHTTP1() -> HTTPServerBuilder {
+    /// HTTP/1.1 as `.http1()`, each connection pinned to its event loop (see `EventLoopPinnedChannel`),
+    /// closed after `idleTimeout` without a complete request part (a request head sent byte by byte
+    /// never completes one), and counted against `limiter`.
+    static func pinnedHTTP1(idleTimeout: TimeAmount?, limiter: ConnectionLimiter?) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            EventLoopPinnedChannel(base: HTTP1Channel(responder: responder, configuration: .init()))
+            EventLoopPinnedChannel(
+                base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)), limiter: limiter)
         }
     }
 }

@@ -2,8 +2,10 @@ import HTTPTypes
 import Hummingbird
 import Metrics
 
-/// Applies the rate limiter to the API (`/api/…`); the page, its files, `/healthz`, `/metrics` and the
-/// well-known documents are not counted. A refused request gets 429 `rate_limited` with `Retry-After`.
+/// Applies the rate limiter to the API: it is the `/api` route group's middleware, so it sees every
+/// request the router resolves to an API route, whatever the raw path looked like; the page, its files,
+/// `/healthz`, `/metrics` and the well-known documents are not counted. A refused request gets 429
+/// `rate_limited` with `Retry-After`.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -21,7 +23,7 @@ struct RateLimitMiddleware: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.uri.path.hasPrefix("/api/"), let client = client(of: request, context: context) else {
+        guard let client = client(of: request, context: context) else {
             return try await next(request, context)
         }
         switch limiter.admit(client) {

@@ -1,9 +1,12 @@
+import HTTPTypes
 import Hummingbird
 
 /// Who is calling: the account behind a bearer token (API clients) or the session cookie (the web page).
 struct RequestAuthentication: Sendable {
     let sessions: SessionService
     let origins: [String]
+    /// Whether the page is served over https (the cookie's name depends on it).
+    let secureCookies: Bool
 
     struct Caller: Sendable {
         let accountId: String
@@ -16,12 +19,8 @@ struct RequestAuthentication: Sendable {
         let token: String
         if let header = request.headers[.authorization] {
             token = try Self.bearerToken(header)
-        } else if let cookie = SessionCookie.token(in: request.headers[.cookie]) {
-            // A cookie rides along with any request the browser sends; state changes must come from our own page.
-            if request.method != .get, request.method != .head, let origin = request.headers[.origin],
-               !origins.contains(origin) {
-                throw APIError(.forbidden, "origin_not_allowed", "Requests with the session cookie must come from this site's own pages.")
-            }
+        } else if let cookie = SessionCookie.token(in: request.headers[.cookie], secure: secureCookies) {
+            if request.method != .get, request.method != .head { try checkSameSite(request) }
             token = cookie
         } else {
             return nil
@@ -31,6 +30,24 @@ struct RequestAuthentication: Sendable {
         }
         return Caller(accountId: accountId, token: token)
     }
+
+    /// A cookie rides along with any request the browser sends, so a state change with the cookie must
+    /// show that it came from our own page: an allowed `Origin` (browsers send it on every non-GET
+    /// fetch), or, where a client left `Origin` out, `Sec-Fetch-Site: same-origin`. With neither the
+    /// request cannot be told apart from a forged one and is refused; API clients use the bearer token.
+    private func checkSameSite(_ request: Request) throws {
+        if let origin = request.headers[.origin] {
+            guard origins.contains(origin) else {
+                throw APIError(.forbidden, "origin_not_allowed", "Requests with the session cookie must come from this site's own pages.")
+            }
+        } else if Self.secFetchSite.flatMap({ request.headers[$0] }) != "same-origin" {
+            throw APIError(
+                .forbidden, "origin_required",
+                "Requests that change something with the session cookie must carry an Origin header (or use Authorization: Bearer).")
+        }
+    }
+
+    private static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")
 
     /// The caller, required.
     func require(_ request: Request) async throws -> Caller {

@@ -3,19 +3,11 @@ import Hummingbird
 import NIOCore
 import WebAuthn
 
-/// Reading a JSON request body: at most 64 KiB, `application/json`, and every shape error reported as a
-/// 400 that names the member (a rule broken by a well-formed value is the caller's 422).
+/// Reading a JSON request body: at most 64 KiB, `application/json`, parsed by the project's strict,
+/// depth-limited parser, and every shape error reported as a 400 that names the member (a rule broken
+/// by a well-formed value is the caller's 422).
 enum RequestBody {
     static let limit = 64 * 1024
-
-    private static let decoder = JSONDecoder()
-
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
-        guard let data = try await read(request) else {
-            throw APIError(.badRequest, "missing_body", "This request needs a JSON body.")
-        }
-        return try decode(type, from: data)
-    }
 
     /// The body, or nil when there is none (an optional body).
     static func read(_ request: Request) async throws -> Data? {
@@ -35,17 +27,21 @@ enum RequestBody {
         return Data(buffer: buffer)
     }
 
-    /// The same for a body that reads itself from a parsed document (the login's, sent on every login):
-    /// one pass over the bytes instead of `JSONDecoder`'s, with the same errors.
+    /// The body, read by the strict parser (depth ≤ 64, size ≤ 64 KiB, both enforced before anything else
+    /// looks at it) and then by the type itself; a missing body is a 400.
     static func decode<T: JSONReadable>(_ type: T.Type, from request: Request) async throws -> T {
         guard let data = try await read(request) else {
             throw APIError(.badRequest, "missing_body", "This request needs a JSON body.")
         }
+        return try decode(type, from: data)
+    }
+
+    static func decode<T: JSONReadable>(_ type: T.Type, from data: Data) throws -> T {
         let document: JSONValue
         do {
             document = try JSONValue.parse(data)
         } catch {
-            throw APIError(.badRequest, "malformed_json", "The body is not valid JSON.")
+            throw APIError(.badRequest, "malformed_json", "The body is not valid JSON: \(error.reason) at byte \(error.offset).")
         }
         do {
             return try T(json: try JSONShapeReader(document))
@@ -61,20 +57,6 @@ enum RequestBody {
         case .missing: return APIError(.badRequest, "missing_field", "The field \(field) is missing.")
         case .wrongType: return APIError(.badRequest, "invalid_type", "The field \(field) has the wrong type.")
         case .null: return APIError(.badRequest, "invalid_type", "The field \(field) must not be null.")
-        }
-    }
-
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        do {
-            return try decoder.decode(T.self, from: data)
-        } catch let DecodingError.keyNotFound(key, context) {
-            throw fieldError(.missing, at: (context.codingPath + [key]).map(\.stringValue))
-        } catch let DecodingError.typeMismatch(_, context) {
-            throw fieldError(.wrongType, at: context.codingPath.map(\.stringValue))
-        } catch let DecodingError.valueNotFound(_, context) {
-            throw fieldError(.null, at: context.codingPath.map(\.stringValue))
-        } catch {
-            throw APIError(.badRequest, "malformed_json", "The body is not valid JSON.")
         }
     }
 }

@@ -1,31 +1,50 @@
-/// The field rules of DESIGN and the issue: lengths are counted in characters (grapheme clusters), not
-/// bytes, so any language fits the same limit.
+/// The field rules of DESIGN and the issue: lengths are counted in characters (grapheme clusters), so
+/// any language fits the same limit — and also in UTF-8 bytes, because one character can be any number
+/// of combining scalars (a 60 KB "character" was accepted before the byte cap). Four bytes a character
+/// on average covers every script and most emoji; a name made only of family emoji is the rare casualty.
 enum InputRules {
+    static let textCharacters = 255
+    static let textBytes = 4 * textCharacters
+    static let passkeyNameCharacters = 64
+    static let passkeyNameBytes = 4 * passkeyNameCharacters
+
     static func displayName(_ value: String, field: String = "displayName") throws(APIError) -> String {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw APIError(.invalidField, "invalid_field", "\(field) must not be empty.") }
-        guard trimmed.count <= 255 else { throw APIError(.invalidField, "invalid_field", "\(field) must be at most 255 characters.") }
+        try checkLength(trimmed, field: field, characters: textCharacters, bytes: textBytes)
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIError(.invalidField, "invalid_field", "\(field) must not contain control characters.")
         }
         return trimmed
     }
 
+    /// Free text over several lines: tabs and line breaks are allowed, other control characters (NUL
+    /// among them) are not.
     static func credo(_ value: String) throws(APIError) -> String {
-        guard value.count <= 255 else { throw APIError(.invalidField, "invalid_field", "credo must be at most 255 characters.") }
+        try checkLength(value, field: "credo", characters: textCharacters, bytes: textBytes)
+        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !"\t\n\r".unicodeScalars.contains($0) }) else {
+            throw APIError(.invalidField, "invalid_field", "credo must not contain control characters other than tabs and line breaks.")
+        }
         return value
     }
 
     static func passkeyName(_ value: String) throws(APIError) -> String {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= 64 else {
-            throw APIError(.invalidField, "invalid_field", "name must be 1 to 64 characters.")
+        guard !trimmed.isEmpty, trimmed.count <= passkeyNameCharacters else {
+            throw APIError(.invalidField, "invalid_field", "name must be 1 to \(passkeyNameCharacters) characters.")
         }
+        try checkLength(trimmed, field: "name", characters: passkeyNameCharacters, bytes: passkeyNameBytes)
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw APIError(.invalidField, "invalid_field", "name must not contain control characters.")
         }
         return trimmed
     }
-}
 
-import Foundation
+    /// The byte count is checked first: it is O(1) for native strings, and it bounds the cost of counting
+    /// characters.
+    private static func checkLength(_ value: String, field: String, characters: Int, bytes: Int) throws(APIError) {
+        guard value.utf8.count <= bytes, value.count <= characters else {
+            throw APIError(.invalidField, "invalid_field", "\(field) must be at most \(characters) characters and \(bytes) bytes of UTF-8.")
+        }
+    }
+}

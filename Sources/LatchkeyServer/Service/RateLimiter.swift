@@ -45,7 +45,10 @@ enum RateLimitClient: Hashable, Sendable {
 ///
 /// The table of clients is bounded: when it fills, clients whose bucket has refilled completely are
 /// forgotten (they are indistinguishable from new ones); if that frees too little — many addresses at
-/// once — the table starts afresh rather than refusing every new client or growing without limit.
+/// once — the half with the most tokens left goes. A limited client is the last to go (its bucket is
+/// nearly empty), so flooding the table from many addresses (IPv6 /64s are cheap) cannot reset its
+/// limit, as clearing the whole table once did; to push it out, each flooding address would have to
+/// spend more of its own allowance than the limited client has left.
 /// Limits are per server instance: instances sharing a PostgreSQL database do not pool their counts.
 final class RateLimiter: Sendable {
     enum Decision: Equatable, Sendable {
@@ -97,7 +100,11 @@ final class RateLimiter: Sendable {
 
     private func forgetIdle(in buckets: inout [RateLimitClient: Bucket], now: Double) {
         buckets = buckets.filter { $0.value.tokens + (now - $0.value.updated) * refillPerSecond < capacity }
-        if buckets.count > maximumClients / 2 { buckets = [:] }
+        guard buckets.count > maximumClients / 2 else { return }
+        // Sorting is O(n log n), but it happens at most once per maximumClients / 2 new clients.
+        func left(_ bucket: Bucket) -> Double { min(capacity, bucket.tokens + (now - bucket.updated) * refillPerSecond) }
+        let keep = buckets.sorted { left($0.value) < left($1.value) }.prefix(maximumClients / 2)
+        buckets = Dictionary(uniqueKeysWithValues: keep.map { ($0.key, $0.value) })
     }
 
     @Sendable static func monotonicSeconds() -> Double {

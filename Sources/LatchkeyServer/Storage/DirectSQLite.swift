@@ -197,7 +197,7 @@ enum SQLiteBinding {
         case let data as Data:
             status = data.withUnsafeBytes { bindBlob($0, to: statement, at: index) }
         case let text as String:
-            status = sqlite3_bind_text(statement, index, text, -1, transient)
+            status = bindText(text, to: statement, at: index)
         case let number as Int64:
             status = sqlite3_bind_int64(statement, index, number)
         case let number as Int:
@@ -224,13 +224,25 @@ enum SQLiteBinding {
         case .integer(let number?):
             status = sqlite3_bind_int64(statement, index, number)
         case .text(let text?):
-            status = sqlite3_bind_text(statement, index, text, -1, transient)
+            status = bindText(text, to: statement, at: index)
         case .blob(let bytes?):
             status = bytes.withUnsafeBytes { bindBlob($0, to: statement, at: index) }
         case .integer(nil), .text(nil), .blob(nil):
             status = sqlite3_bind_null(statement, index)
         }
         guard status == SQLITE_OK else { throw DirectSQLite.Failure(description: "bind failed with status \(status)") }
+    }
+
+    /// Text with its UTF-8 byte length: with -1 SQLite stops at the first NUL, so `before\0after` would be
+    /// stored as `before` while the caller was told it was saved as sent.
+    private static func bindText(_ text: String, to statement: OpaquePointer, at index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { utf8 in
+            guard let address = utf8.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, transient) }
+            return address.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                sqlite3_bind_text(statement, index, $0, Int32(utf8.count), transient)
+            }
+        }
     }
 
     /// An empty buffer has no address, and SQLite binds a null address as NULL: an empty blob is bound
@@ -244,7 +256,13 @@ enum SQLiteBinding {
         switch sqlite3_column_type(statement, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
-        case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, column)))
+        case SQLITE_TEXT:
+            // Read by byte count, not up to a NUL, so text comes back exactly as it was bound.
+            // sqlite3_column_text first, then the byte count of what it returned (SQLite's documented order).
+            let pointer = sqlite3_column_text(statement, column)
+            let count = Int(sqlite3_column_bytes(statement, column))
+            guard count > 0, let pointer else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: pointer, count: count), as: UTF8.self))
         case SQLITE_BLOB:
             let count = Int(sqlite3_column_bytes(statement, column))
             guard count > 0, let pointer = sqlite3_column_blob(statement, column) else { return .blob([]) }

@@ -54,13 +54,15 @@ struct Store: Sendable {
     }
 
     private func insert(_ c: CredentialRecord, on db: any SQLDatabase) async throws {
-        // Checked first so that a duplicate is a clear conflict on both databases, not a driver error.
-        if try await db.first(StoreQuery(SQL.credentialExists, .blob(c.id))) != nil { throw Failure.duplicate }
-        try await db.run(StoreQuery(
+        // ON CONFLICT DO NOTHING … RETURNING: a duplicate id gives no row instead of a driver error, on
+        // both databases, and also when two registrations of one id race (PostgreSQL makes the second
+        // wait for the first and then skip; a check before the insert let both through to a 500).
+        let inserted = try await db.first(StoreQuery(
             SQL.insertCredential, .blob(c.id), .text(c.accountId), .blob(c.publicKey), .integer(Int64(c.algorithm)),
             .integer(Int64(c.signCount)), .text(c.transports.joined(separator: ",")), .blob(c.aaguid), .text(c.attestationFormat),
             .integer(c.backupEligible), .integer(c.backupState), .integer(c.uvInitialized), .text(c.name),
             .milliseconds(c.createdAt), .integer(c.lastUsedAt.map(Timestamp.milliseconds))))
+        if inserted == nil { throw Failure.duplicate }
     }
 
     func account(id: String) async throws -> AccountRecord? {
@@ -170,6 +172,10 @@ struct Store: Sendable {
     /// Deletes one of the account's credentials unless it is the last one (the account would be locked out).
     func deleteCredential(id: [UInt8], accountId: String) async throws -> DeleteCredentialOutcome {
         try await connections.transaction { db in
+            // The account's row is locked first (PostgreSQL; SQLite's write transaction already excludes
+            // every other writer), so two deletions of the account's last two passkeys cannot both count
+            // two and leave it with none.
+            try await db.run(StoreQuery(SQL.lockAccount, .text(accountId)))
             let ids = try await db.all(StoreQuery(SQL.accountCredentialIds, .text(accountId)))
                 .map { Array(try $0.decode(column: "id", as: Data.self)) }
             guard ids.contains(id) else { return .notFound }

@@ -16,6 +16,9 @@ enum SQL {
         INSERT INTO accounts (id, user_handle, display_name, credo, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
         """)
     static let account = StoreStatement("SELECT id, user_handle, display_name, credo, created_at, updated_at FROM accounts WHERE id = $1")
+    /// A write to the account's row that changes nothing: in PostgreSQL it holds the row's lock until the
+    /// transaction ends (SQLite has no `FOR UPDATE`; this works on both).
+    static let lockAccount = StoreStatement("UPDATE accounts SET updated_at = updated_at WHERE id = $1")
     static let updateAccount = StoreStatement("UPDATE accounts SET display_name = $1, credo = $2, updated_at = $3 WHERE id = $4")
     /// An account's rows, children first (foreign keys cascade too; these make it explicit for a database
     /// opened without them).
@@ -33,9 +36,9 @@ enum SQL {
         backup_state, uv_initialized, name, created_at, last_used_at
         """
 
-    static let credentialExists = StoreStatement("SELECT id FROM credentials WHERE id = $1")
     static let insertCredential = StoreStatement("""
         INSERT INTO credentials (\(credentialColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+        ON CONFLICT (id) DO NOTHING RETURNING id
         """)
     static let credential = StoreStatement("SELECT \(credentialColumns) FROM credentials WHERE id = $1")
     static let accountCredentials = StoreStatement(

@@ -14,15 +14,36 @@ struct AndroidSafetyNetAttestation: AttestationStatementFormat {
         WebAuthnError(.attestationStatementMalformed(format: Self.identifier, reason: reason))
     }
 
-    private struct Header: Decodable {
+    /// The JWS header and payload are read by the strict, depth-limited parser: Foundation's
+    /// `JSONDecoder` traps on some deeply nested documents (513 `[`), and the header reaches it before
+    /// any signature is checked.
+    private struct Header {
         let alg: String
         let x5c: [String]
+
+        init(json reader: JSONShapeReader) throws(JSONShapeError) {
+            alg = try reader.string("alg")
+            x5c = try reader.stringArray("x5c")
+        }
     }
 
-    private struct Payload: Decodable {
+    private struct Payload {
         let nonce: String
+        /// Finite (a number too large for a `Double` is refused when the payload is read).
         let timestampMs: Double?
         let ctsProfileMatch: Bool?
+
+        init(json reader: JSONShapeReader) throws(JSONShapeError) {
+            nonce = try reader.string("nonce")
+            timestampMs = try reader.optionalDouble("timestampMs")
+            ctsProfileMatch = try reader.optionalBool("ctsProfileMatch")
+        }
+    }
+
+    /// A JSON object read from base64url bytes, or nil when it is not one of the expected shape.
+    private static func read<T>(_ bytes: [UInt8], as make: (JSONShapeReader) throws(JSONShapeError) -> T) -> T? {
+        guard let document = try? JSONValue.parse(bytes), let reader = try? JSONShapeReader(document) else { return nil }
+        return try? make(reader)
     }
 
     func verify(_ input: AttestationInput) throws(WebAuthnError) -> AttestationOutcome {
@@ -35,13 +56,16 @@ struct AndroidSafetyNetAttestation: AttestationStatementFormat {
         guard parts.count == 3, let headerBytes = Base64URL.decode(String(parts[0])), let payloadBytes = Base64URL.decode(String(parts[1])),
               let signature = Base64URL.decode(String(parts[2]))
         else { throw malformed("response is not a compact JWS") }
-        guard let header = try? JSONDecoder().decode(Header.self, from: Data(headerBytes)) else {
-            throw malformed("the JWS header has no alg or x5c")
+        guard let header = Self.read(headerBytes, as: Header.init(json:)) else {
+            throw malformed("the JWS header is not JSON with alg and x5c")
         }
-        guard let payload = try? JSONDecoder().decode(Payload.self, from: Data(payloadBytes)) else {
-            throw malformed("the JWS payload has no nonce")
+        guard let payload = Self.read(payloadBytes, as: Payload.init(json:)) else {
+            throw malformed("the JWS payload is not JSON with a nonce (and a finite timestampMs)")
         }
         // The certificates of the JWS header (standard base64 DER), leaf first.
+        guard header.x5c.count <= AttestationCertificates.maximumChainLength else {
+            throw malformed("the JWS header's x5c has \(header.x5c.count) certificates, more than the limit of \(AttestationCertificates.maximumChainLength)")
+        }
         var x5c: [CBORValue] = []
         for certificate in header.x5c {
             guard let der = Data(base64Encoded: certificate) else { throw malformed("an x5c certificate in the JWS header is not base64") }
@@ -51,6 +75,10 @@ struct AndroidSafetyNetAttestation: AttestationStatementFormat {
         let leaf = chain[0]
         // The JWS signature, by the leaf certificate's key, over "header.payload".
         let signingInput = Array("\(parts[0]).\(parts[1])".utf8)
+        if let bits = SignaturePublicKey(certificateKey: leaf.publicKey)?.oversizedRSABits {
+            throw WebAuthnError(.attestationCertificateInvalid(
+                format: Self.identifier, rule: "the RSA key is \(bits) bits, over the \(SignaturePublicKey.maximumRSABits)-bit limit"))
+        }
         guard Self.verifyJWS(signature, over: signingInput, alg: header.alg, certificate: leaf) else {
             throw WebAuthnError(.attestationSignatureInvalid(format: Self.identifier))
         }
@@ -73,7 +101,10 @@ struct AndroidSafetyNetAttestation: AttestationStatementFormat {
             let issued = Date(timeIntervalSince1970: milliseconds / 1000)
             let age = input.verificationTime.timeIntervalSince(issued)
             guard age <= maxAge, age >= -policy.allowedClockSkew else {
-                throw malformed("timestampMs is outside the accepted window (\(Int(age)) s old)")
+                // Any finite Double can arrive here; only a plausible age is worth printing (and `Int(_:)`
+                // of a huge one would trap).
+                let shown = abs(age) < 1e12 ? "\(Int(age)) s old" : "not a plausible time"
+                throw malformed("timestampMs is outside the accepted window (\(shown))")
             }
         }
         return AttestationOutcome(type: .basic, trustPath: chain)

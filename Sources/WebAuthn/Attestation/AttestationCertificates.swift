@@ -9,14 +9,29 @@ enum AttestationCertificates {
     static let aaguidExtensionOID: ASN1ObjectIdentifier = [1, 3, 6, 1, 4, 1, 45724, 1, 1, 4]
 
     /// x5c: a non-empty array of DER certificates, attestation certificate first.
+    /// Most certificates in one x5c: the longest real chain in the shared vectors has 5 (a TPM leaf and its
+    /// intermediates). Each one is parsed, and with anchors each link's signature is checked.
+    static let maximumChainLength = 8
+    /// Largest single certificate (DER bytes); real attestation certificates are under 2 KiB.
+    static let maximumCertificateSize = 8 * 1024
+
+    /// x5c: a non-empty array of DER certificates, attestation certificate first.
     static func parseX5C(_ value: CBORValue, format: String) throws(WebAuthnError) -> [Certificate] {
         guard let items = value.arrayValue, !items.isEmpty else {
             throw WebAuthnError(.attestationStatementMalformed(format: format, reason: "x5c is not a non-empty array"))
+        }
+        guard items.count <= maximumChainLength else {
+            throw WebAuthnError(.attestationStatementMalformed(
+                format: format, reason: "x5c has \(items.count) certificates, more than the limit of \(maximumChainLength)"))
         }
         var certificates: [Certificate] = []
         for (index, item) in items.enumerated() {
             guard let der = item.bytesValue else {
                 throw WebAuthnError(.attestationStatementMalformed(format: format, reason: "x5c[\(index)] is not a byte string"))
+            }
+            guard der.count <= maximumCertificateSize else {
+                throw WebAuthnError(.attestationStatementMalformed(
+                    format: format, reason: "x5c[\(index)] is \(der.count) bytes, over the limit of \(maximumCertificateSize)"))
             }
             do {
                 certificates.append(try Certificate(derEncoded: der))
@@ -38,6 +53,10 @@ enum AttestationCertificates {
         guard algorithm.isVerifiable else { throw WebAuthnError(.unsupportedAlgorithm(algorithm.rawValue)) }
         guard let key = SignaturePublicKey(certificateKey: certificate.publicKey) else {
             throw WebAuthnError(.attestationCertificateInvalid(format: format, rule: "public key type is not supported"))
+        }
+        if let bits = key.oversizedRSABits {
+            throw WebAuthnError(.attestationCertificateInvalid(
+                format: format, rule: "the RSA key is \(bits) bits, over the \(SignaturePublicKey.maximumRSABits)-bit limit"))
         }
         guard key.fits(algorithm) else {
             throw WebAuthnError(.attestationStatementMalformed(

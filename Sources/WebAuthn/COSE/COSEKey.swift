@@ -105,6 +105,10 @@ public struct COSEKey: Sendable, Equatable {
             guard let n = map[int: -1]?.bytesValue, !n.isEmpty else { throw invalid("RSA n (-1) is missing") }
             guard let e = map[int: -2]?.bytesValue, !e.isEmpty else { throw invalid("RSA e (-2) is missing") }
             material = .rsa(n: n, e: e)
+            let modulusBits = n.drop(while: { $0 == 0 }).count * 8
+            guard modulusBits <= SignaturePublicKey.maximumRSABits else {
+                throw invalid("RSA modulus is about \(modulusBits) bits, over the \(SignaturePublicKey.maximumRSABits)-bit limit")
+            }
             let der = DERWriter.sequence([DERWriter.unsignedInteger(n), DERWriter.unsignedInteger(e)])
             guard let key = try? _RSA.Signing.PublicKey(unsafeDERRepresentation: der) else {
                 throw invalid("RSA key is not usable (modulus under 1024 bits or malformed)")

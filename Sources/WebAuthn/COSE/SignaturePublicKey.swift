@@ -21,6 +21,17 @@ enum SignaturePublicKey: Sendable {
         else { return nil }
     }
 
+    /// The largest RSA modulus accepted anywhere (credential keys, attestation certificates, JWS): real
+    /// authenticators use 2048 bits (Windows Hello's TPM keys), and checking a signature costs time that
+    /// grows with the square of the size, so a larger key is refused before it is used.
+    static let maximumRSABits = 4096
+
+    /// The RSA modulus size when it is over `maximumRSABits`; nil for every other key.
+    var oversizedRSABits: Int? {
+        guard case .rsa(let key) = self, key.keySizeInBits > Self.maximumRSABits else { return nil }
+        return key.keySizeInBits
+    }
+
     /// The key in a canonical form for comparing two keys of any origin (COSE or certificate).
     var canonicalBytes: [UInt8] {
         switch self {

@@ -56,6 +56,54 @@ public struct JSONShapeReader: Sendable {
         }
     }
 
+    /// An array of strings; absent and null are nil.
+    public func optionalStringArray(_ key: String) throws(JSONShapeError) -> [String]? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .array(let elements)?:
+            var strings: [String] = []
+            strings.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                guard case .string(let text) = element else { throw JSONShapeError(.wrongType, at: path + [key, String(index)]) }
+                strings.append(text)
+            }
+            return strings
+        default: throw JSONShapeError(.wrongType, at: path + [key])
+        }
+    }
+
+    public func stringArray(_ key: String) throws(JSONShapeError) -> [String] {
+        guard let strings = try optionalStringArray(key) else {
+            throw JSONShapeError(object[key] == nil ? .missing : .null, at: path + [key])
+        }
+        return strings
+    }
+
+    /// An integer that fits `Int`; a fraction or a number out of range is the wrong type, as it is for
+    /// `JSONDecoder`.
+    public func optionalInt(_ key: String) throws(JSONShapeError) -> Int? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .number(let text)?:
+            if let integer = Int(text) { return integer }
+            // 1e2 or 5.0 are integers written another way; anything else does not fit.
+            guard let double = Double(text), let integer = Int(exactly: double) else { throw JSONShapeError(.wrongType, at: path + [key]) }
+            return integer
+        default: throw JSONShapeError(.wrongType, at: path + [key])
+        }
+    }
+
+    /// A finite number; one too large for a `Double` is the wrong type.
+    public func optionalDouble(_ key: String) throws(JSONShapeError) -> Double? {
+        switch object[key] {
+        case nil, .null?: return nil
+        case .number(let text)?:
+            guard let double = Double(text), double.isFinite else { throw JSONShapeError(.wrongType, at: path + [key]) }
+            return double
+        default: throw JSONShapeError(.wrongType, at: path + [key])
+        }
+    }
+
     public func object(_ key: String) throws(JSONShapeError) -> JSONShapeReader {
         try JSONShapeReader(try required(key), at: path + [key])
     }

@@ -162,3 +162,25 @@ extension ClientExtensionResultsJSON {
         })
     }
 }
+
+extension RegistrationResponseJSON {
+    /// Reads the response from a parsed document, member for member as `init(from:)` does.
+    public init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        self.init(
+            id: try reader.string("id"), rawId: try reader.string("rawId"),
+            response: try AuthenticatorAttestationResponseJSON(json: try reader.object("response")),
+            authenticatorAttachment: try reader.optionalString("authenticatorAttachment"),
+            clientExtensionResults: try reader.optionalObject("clientExtensionResults").map(ClientExtensionResultsJSON.init(json:))
+                ?? ClientExtensionResultsJSON(),
+            type: try reader.string("type"))
+    }
+}
+
+extension AuthenticatorAttestationResponseJSON {
+    public init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        self.init(
+            clientDataJSON: try reader.string("clientDataJSON"), attestationObject: try reader.string("attestationObject"),
+            authenticatorData: try reader.optionalString("authenticatorData"), transports: try reader.optionalStringArray("transports"),
+            publicKey: try reader.optionalString("publicKey"), publicKeyAlgorithm: try reader.optionalInt("publicKeyAlgorithm"))
+    }
+}
