@@ -69,7 +69,7 @@ public func buildApplication(
         router: router,
         server: .pinnedHTTP1(idleTimeout: configuration.idleTimeAmount, limiter: configuration.connectionLimiter),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
-        services: [Housekeeping(store: store, connections: connections, logger: logger)],
+        services: [Housekeeping(store: store, connections: connections, logger: logger, maxPendingCeremonies: configuration.maxPendingCeremonies)],
         eventLoopGroupProvider: .shared(ServerEventLoops.group(threads: configuration.eventLoopThreads)),
         logger: logger)
     return LatchkeyApplication(application: application, store: store)

@@ -40,15 +40,21 @@ enum Backends {
             location = .sqliteMemory
         }
         let connections = try DatabaseConnections.open(location, logger: Logger(label: "test"))
-        if name == "postgres" {
-            // Each test starts from an empty schema.
-            try await connections.withConnection { db in
-                for table in ["sessions", "ceremonies", "credentials", "accounts", "schema_migrations"] {
-                    try await db.raw("DROP TABLE IF EXISTS \(unsafeRaw: table) CASCADE").run()
+        do {
+            if name == "postgres" {
+                // Each test starts from an empty schema.
+                try await connections.withConnection { db in
+                    for table in ["sessions", "ceremonies", "credentials", "accounts", "schema_migrations"] {
+                        try await db.raw("DROP TABLE IF EXISTS \(unsafeRaw: table) CASCADE").run()
+                    }
                 }
             }
+            try await Migrations.run(on: connections)
+        } catch {
+            // A pool must be shut down before it goes away, also when setting up failed.
+            try? await connections.shutdown()
+            throw error
         }
-        try await Migrations.run(on: connections)
         let path = file
         return (Store(connections: connections), {
             try? await connections.shutdown()
@@ -132,13 +138,13 @@ struct StoreTests {
             try await store.createAccount(account, credential: Self.credential([1], account: account.id))
             try await store.addCredential(Self.credential([2], account: account.id))
             let now = Date()
-            try await store.insertSession(NewSession(tokenHash: [1, 1], accountId: account.id, createdAt: now, expiresAt: now + 60))
+            try await store.insertSession(NewSession(tokenHash: [1, 1], accountId: account.id, credentialId: nil, createdAt: now, expiresAt: now + 60))
             try await store.insertCeremony(CeremonyRecord(challenge: [8], kind: .addPasskey, accountId: account.id, userHandle: account.userHandle, displayName: "x", expiresAt: now + 60))
             #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now) == account.id)
             #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now + 61) == nil)
-            #expect(try await store.deleteCredential(id: [2], accountId: "someone-else") == .notFound)
-            #expect(try await store.deleteCredential(id: [2], accountId: account.id) == .deleted)
-            #expect(try await store.deleteCredential(id: [1], accountId: account.id) == .lastPasskey)
+            #expect(try await store.deleteCredential(id: [2], accountId: "someone-else", keepingSession: []) == .notFound)
+            #expect(try await store.deleteCredential(id: [2], accountId: account.id, keepingSession: []) == .deleted)
+            #expect(try await store.deleteCredential(id: [1], accountId: account.id, keepingSession: []) == .lastPasskey)
             try await store.deleteAccount(id: account.id)
             #expect(try await store.account(id: account.id) == nil)
             #expect(try await store.credential(id: [1]) == nil)
@@ -167,7 +173,7 @@ struct StoreTests {
         { _, account in
             .accept(LoginWrites(
                 signCount: signCount, backupState: true, userVerified: true,
-                session: NewSession(tokenHash: [token], accountId: account.id, createdAt: now, expiresAt: now + 60)))
+                session: NewSession(tokenHash: [token], accountId: account.id, credentialId: nil, createdAt: now, expiresAt: now + 60)))
         }
     }
 
@@ -261,12 +267,32 @@ struct StoreTests {
         do {
             try await Migrations.run(on: connections, through: 1)
             let account = Self.account()
-            try await store.createAccount(account, credential: Self.credential([7], account: account.id))
             let now = Date()
-            try await store.insertSession(NewSession(tokenHash: [7, 7], accountId: account.id, createdAt: now, expiresAt: now + 60))
-            try await store.insertCeremony(CeremonyRecord(challenge: [7, 8], kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 60))
+            // Rows as version 1 wrote them (today's store writes columns version 1 does not have).
+            try await connections.withConnection { db in
+                let created = Timestamp.milliseconds(now), expires = Timestamp.milliseconds(now + 60)
+                try await db.raw("""
+                    INSERT INTO accounts (id, user_handle, display_name, credo, created_at, updated_at)
+                    VALUES (\(bind: account.id), \(bind: Data(account.userHandle)), 'Ada', '', \(bind: created), \(bind: created))
+                    """).run()
+                try await db.raw("""
+                    INSERT INTO credentials (id, account_id, public_key, algorithm, sign_count, transports, aaguid, attestation_format,
+                        backup_eligible, backup_state, uv_initialized, name, created_at, last_used_at)
+                    VALUES (\(bind: Data([7])), \(bind: account.id), \(bind: Data([0xa5])), -7, 0, '', \(bind: Data(count: 16)), 'none', 1, 1, 1,
+                        'Phone', \(bind: created), NULL)
+                    """).run()
+                try await db.raw("""
+                    INSERT INTO sessions (token_hash, account_id, created_at, expires_at)
+                    VALUES (\(bind: Data([7, 7])), \(bind: account.id), \(bind: created), \(bind: expires))
+                    """).run()
+                try await db.raw("""
+                    INSERT INTO ceremonies (challenge, kind, expires_at) VALUES (\(bind: Data([7, 8])), 'login', \(bind: expires))
+                    """).run()
+            }
 
             try await Migrations.run(on: connections)
+            // Version 3's columns: the old credential is not attestation-verified, the old session has no passkey.
+            #expect(try await store.credential(id: [7])?.attestationVerified == false)
             #expect(try await store.sessionAccount(tokenHash: [7, 7], now: now) == account.id)
             #expect(try await store.consumeCeremony(challenge: [7, 8], now: now)?.kind == .login)
             let definitions = try await connections.withConnection { db in

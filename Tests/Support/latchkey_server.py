@@ -1,5 +1,6 @@
 """A real `latchkey serve` on a free port with a temporary SQLite database, for the Python test peers.
 Standard library only, so every test venv can import it."""
+import http.client
 import json
 import os
 import pathlib
@@ -56,6 +57,45 @@ class Server:
         except urllib.error.HTTPError as error:
             text = error.read()
             return error.code, json.loads(text) if text else None
+
+    def raw(self, method, path, body=b"", token=None, content_type="application/json", headers=None, timeout=30):
+        """One request with the bytes and the path exactly as given (no JSON encoding, no URL
+        normalisation: `//api/x` goes out as is), on its own connection. Returns (status, decoded JSON
+        body or None, response headers). A server that answers before the whole body is sent (413) and
+        closes may break the upload; the answer is still read when it arrived."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+            connection.putheader("Host", f"localhost:{self.port}")
+            if body is not None and (body or method not in ("GET", "HEAD")):
+                connection.putheader("Content-Length", str(len(body)))
+                if content_type:
+                    connection.putheader("Content-Type", content_type)
+            if token:
+                connection.putheader("Authorization", f"Bearer {token}")
+            for name, value in (headers or {}).items():
+                connection.putheader(name, value)
+            try:
+                connection.endheaders(body if body else None)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the answer may already be on its way; read it below
+            response = connection.getresponse()
+            text = response.read()
+            try:
+                decoded = json.loads(text) if text else None
+            except ValueError:
+                decoded = None
+            return response.status, decoded, dict(response.getheaders())
+        finally:
+            connection.close()
+
+    def connect(self, timeout=10):
+        """A raw TCP connection to the server (the caller closes it)."""
+        return socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
+
+    def alive(self):
+        """The process is still running."""
+        return self.process.poll() is None
 
     def stop(self):
         self.process.terminate()

@@ -79,6 +79,9 @@ struct PasskeyJSON: Encodable {
     let lastUsedAt: Date?
     let backedUp: Bool
     let attestationFormat: String
+    /// Whether the attestation chain was validated to a configured anchor: a format with an unverified
+    /// chain says only what the authenticator claimed about itself.
+    let attestationVerified: Bool
     let aaguid: String
 
     init(_ credential: CredentialRecord) {
@@ -88,6 +91,7 @@ struct PasskeyJSON: Encodable {
         lastUsedAt = credential.lastUsedAt
         backedUp = credential.backupState
         attestationFormat = credential.attestationFormat
+        attestationVerified = credential.attestationVerified
         aaguid = AAGUIDFormat.string(credential.aaguid)
     }
 
@@ -100,10 +104,11 @@ struct PasskeyJSON: Encodable {
         try c.encode(lastUsedAt, forKey: .lastUsedAt)
         try c.encode(backedUp, forKey: .backedUp)
         try c.encode(attestationFormat, forKey: .attestationFormat)
+        try c.encode(attestationVerified, forKey: .attestationVerified)
         try c.encode(aaguid, forKey: .aaguid)
     }
 
-    enum CodingKeys: String, CodingKey { case id, name, createdAt, lastUsedAt, backedUp, attestationFormat, aaguid }
+    enum CodingKeys: String, CodingKey { case id, name, createdAt, lastUsedAt, backedUp, attestationFormat, attestationVerified, aaguid }
 }
 
 struct PasskeyResponse: Encodable {

@@ -16,6 +16,7 @@ struct AccountController: Sendable {
         api.patch("account") { request, _ in try await update(request) }
         api.delete("account") { request, _ in try await delete(request) }
         api.post("logout") { request, _ in try await logout(request) }
+        api.post("logout/everywhere") { request, _ in try await logoutEverywhere(request) }
         api.get("account/passkeys") { request, _ in try await passkeys(request) }
         api.patch("account/passkeys/:id") { request, context in try await rename(request, id: context.parameters.get("id")) }
         api.delete("account/passkeys/:id") { request, context in try await remove(request, id: context.parameters.get("id")) }
@@ -53,6 +54,13 @@ struct AccountController: Sendable {
         return JSONResponse.empty(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
     }
 
+    /// Ends every session of the account (other browsers, the command line, a device that was lost).
+    func logoutEverywhere(_ request: Request) async throws -> Response {
+        let caller = try await authentication.require(request)
+        try await sessions.revokeAll(accountId: caller.accountId)
+        return JSONResponse.empty(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
+    }
+
     func passkeys(_ request: Request) async throws -> Response {
         let caller = try await authentication.require(request)
         return try JSONResponse.make(.ok, try await store.credentials(accountId: caller.accountId).map(PasskeyJSON.init))
@@ -71,7 +79,9 @@ struct AccountController: Sendable {
 
     func remove(_ request: Request, id: String?) async throws -> Response {
         let caller = try await authentication.require(request)
-        switch try await store.deleteCredential(id: try Self.credentialId(id), accountId: caller.accountId) {
+        let outcome = try await store.deleteCredential(
+            id: try Self.credentialId(id), accountId: caller.accountId, keepingSession: SessionToken.hash(of: caller.token))
+        switch outcome {
         case .deleted: return JSONResponse.empty()
         case .notFound: throw APIError(.notFound, "unknown_passkey", "This account has no passkey with that id.")
         case .lastPasskey:

@@ -145,7 +145,9 @@ function renderPasskeys() {
     const meta = document.createElement("span");
     meta.className = "meta";
     const used = passkey.lastUsedAt ? new Date(passkey.lastUsedAt).toLocaleString() : "never";
-    const attestation = passkey.attestationFormat === "none" ? "" : ` · ${passkey.attestationFormat} attestation`;
+    // A format whose chain no configured anchor vouched for says only what the authenticator claims.
+    const attestation = passkey.attestationFormat === "none" ? ""
+      : ` · ${passkey.attestationFormat} attestation${passkey.attestationVerified ? " (verified)" : " (not verified)"}`;
     meta.textContent = `${passkey.backedUp ? "Synced" : "This device only"} · created ${new Date(passkey.createdAt).toLocaleDateString()} · last used ${used}${attestation}`;
     item.append(name, rename, remove, meta);
     list.append(item);

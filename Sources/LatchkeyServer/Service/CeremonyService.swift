@@ -101,7 +101,8 @@ struct CeremonyService: Sendable {
             algorithm: result.publicKeyAlgorithm.rawValue, signCount: result.signCount, transports: result.transports,
             aaguid: result.aaguid, attestationFormat: result.attestationFormat, backupEligible: result.backupEligible,
             backupState: result.backupState, uvInitialized: result.userVerified,
-            name: String((ceremony.displayName ?? "Passkey").prefix(64)), createdAt: created, lastUsedAt: nil)
+            name: String((ceremony.displayName ?? "Passkey").prefix(64)), createdAt: created, lastUsedAt: nil,
+            attestationVerified: result.trustPathVerified)
         do {
             switch ceremony.kind {
             case .addPasskey:
@@ -115,7 +116,7 @@ struct CeremonyService: Sendable {
                 let account = AccountRecord(
                     id: record.accountId, userHandle: userHandle, displayName: displayName, credo: "", createdAt: created, updatedAt: created)
                 try await store.createAccount(account, credential: record)
-                let token = try await sessions.create(accountId: account.id)
+                let token = try await sessions.create(accountId: account.id, credentialId: record.id)
                 metrics.succeeded(kind)
                 return .newAccount(token: token, account: account)
             }
@@ -158,7 +159,7 @@ struct CeremonyService: Sendable {
                     credential, expectedChallenge: challenge, storedCredential: stored)
                 return .accept(LoginWrites(
                     signCount: result.signCount, backupState: result.backupState, userVerified: result.userVerified,
-                    session: sessions.session(for: token, accountId: account.id), possibleClone: result.possibleClone))
+                    session: sessions.session(for: token, accountId: account.id, credentialId: record.id), possibleClone: result.possibleClone))
             } catch {
                 return .reject(APIError(.unauthorized, error.code, error.message))
             }

@@ -6,16 +6,17 @@ struct SessionService: Sendable {
     let ttl: TimeInterval
     let now: @Sendable () -> Date
 
-    func create(accountId: String) async throws -> SessionToken {
+    /// A new session opened with the passkey `credentialId`.
+    func create(accountId: String, credentialId: [UInt8]) async throws -> SessionToken {
         let token = SessionToken.generate()
-        try await store.insertSession(session(for: token, accountId: accountId))
+        try await store.insertSession(session(for: token, accountId: accountId, credentialId: credentialId))
         return token
     }
 
     /// The row that stores a new token, for a caller that writes it in its own transaction.
-    func session(for token: SessionToken, accountId: String) -> NewSession {
+    func session(for token: SessionToken, accountId: String, credentialId: [UInt8]) -> NewSession {
         let created = now()
-        return NewSession(tokenHash: token.hash, accountId: accountId, createdAt: created, expiresAt: created + ttl)
+        return NewSession(tokenHash: token.hash, accountId: accountId, credentialId: credentialId, createdAt: created, expiresAt: created + ttl)
     }
 
     /// The account id of a valid, unexpired token; nil otherwise.
@@ -25,5 +26,10 @@ struct SessionService: Sendable {
 
     func revoke(_ token: String) async throws {
         try await store.deleteSession(tokenHash: SessionToken.hash(of: token))
+    }
+
+    /// Ends every session of the account, the caller's included.
+    func revokeAll(accountId: String) async throws {
+        try await store.deleteSessions(accountId: accountId)
     }
 }

@@ -26,6 +26,9 @@ struct CredentialRecord: Sendable, Equatable {
     var name: String
     let createdAt: Date
     var lastUsedAt: Date?
+    /// The attestation chain was validated to a configured trust anchor (§7.1 step 25); false for
+    /// `none`, self attestation, and chains nobody vouched for.
+    var attestationVerified = false
 }
 
 /// A pending ceremony, found by its challenge.
@@ -61,6 +64,9 @@ struct LoginWrites: Sendable {
 struct NewSession: Sendable {
     let tokenHash: [UInt8]
     let accountId: String
+    /// The passkey that opened the session (nil for sessions from before migration 3): removing the
+    /// passkey ends the sessions it opened.
+    let credentialId: [UInt8]?
     let createdAt: Date
     let expiresAt: Date
 }

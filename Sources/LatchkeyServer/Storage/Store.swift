@@ -37,6 +37,24 @@ struct Store: Sendable {
         }
     }
 
+    /// Keeps at most `limit` pending ceremonies (about: ceremonies that share the cut-off's expiry go
+    /// together), dropping those that expire first. Returns how many went.
+    @discardableResult
+    func trimCeremonies(keeping limit: Int) async throws -> Int {
+        try await connections.transaction { db in
+            guard let row = try await db.first(StoreQuery(SQL.ceremonyCutoff, .integer(Int64(limit)))) else { return 0 }
+            let cutoff = try row.decode(column: "expires_at", as: Int64.self)
+            return try await db.all(StoreQuery(SQL.trimCeremonies, .integer(cutoff))).count
+        }
+    }
+
+    /// Writes SQLite's log back into the database and empties it, so that a burst of writes does not leave
+    /// a large log file behind; nothing to do on PostgreSQL.
+    func truncateLog() async throws {
+        guard connections.flavor == .sqlite else { return }
+        try await connections.withConnection { db in try await db.raw("PRAGMA wal_checkpoint(TRUNCATE)").run() }
+    }
+
     // MARK: Accounts and credentials
 
     /// The account and its first credential, together or not at all.
@@ -61,7 +79,7 @@ struct Store: Sendable {
             SQL.insertCredential, .blob(c.id), .text(c.accountId), .blob(c.publicKey), .integer(Int64(c.algorithm)),
             .integer(Int64(c.signCount)), .text(c.transports.joined(separator: ",")), .blob(c.aaguid), .text(c.attestationFormat),
             .integer(c.backupEligible), .integer(c.backupState), .integer(c.uvInitialized), .text(c.name),
-            .milliseconds(c.createdAt), .integer(c.lastUsedAt.map(Timestamp.milliseconds))))
+            .milliseconds(c.createdAt), .integer(c.lastUsedAt.map(Timestamp.milliseconds)), .integer(c.attestationVerified)))
         if inserted == nil { throw Failure.duplicate }
     }
 
@@ -169,8 +187,10 @@ struct Store: Sendable {
 
     enum DeleteCredentialOutcome: Sendable { case deleted, notFound, lastPasskey }
 
-    /// Deletes one of the account's credentials unless it is the last one (the account would be locked out).
-    func deleteCredential(id: [UInt8], accountId: String) async throws -> DeleteCredentialOutcome {
+    /// Deletes one of the account's credentials unless it is the last one (the account would be locked out),
+    /// and ends the sessions it opened — all but the caller's (`keepingSession`, a token hash): whoever
+    /// removes a lost or stolen passkey wants the sessions made with it gone, and stays signed in.
+    func deleteCredential(id: [UInt8], accountId: String, keepingSession: [UInt8]) async throws -> DeleteCredentialOutcome {
         try await connections.transaction { db in
             // The account's row is locked first (PostgreSQL; SQLite's write transaction already excludes
             // every other writer), so two deletions of the account's last two passkeys cannot both count
@@ -181,6 +201,7 @@ struct Store: Sendable {
             guard ids.contains(id) else { return .notFound }
             guard ids.count > 1 else { return .lastPasskey }
             try await db.run(StoreQuery(SQL.deleteCredential, .blob(id), .text(accountId)))
+            try await db.run(StoreQuery(SQL.deleteCredentialSessions, .blob(id), .blob(keepingSession)))
             return .deleted
         }
     }
@@ -194,7 +215,7 @@ struct Store: Sendable {
     private static func insert(_ session: NewSession, on db: any SQLDatabase) async throws {
         try await db.run(StoreQuery(
             SQL.insertSession, .blob(session.tokenHash), .text(session.accountId), .milliseconds(session.createdAt),
-            .milliseconds(session.expiresAt)))
+            .milliseconds(session.expiresAt), .blob(session.credentialId)))
     }
 
     /// The account of an unexpired session, found by the token's hash (an index look-up, so the time
@@ -203,6 +224,13 @@ struct Store: Sendable {
         try await connections.withConnection { db in
             try await db.first(StoreQuery(SQL.sessionAccount, .blob(tokenHash), .milliseconds(now)))
                 .map { try $0.decode(column: "account_id", as: String.self) }
+        }
+    }
+
+    /// Ends every session of the account ("sign out everywhere").
+    func deleteSessions(accountId: String) async throws {
+        try await connections.withConnection { db in
+            try await db.run(StoreQuery(SQL.deleteAccountSessions, .text(accountId)))
         }
     }
 
@@ -256,6 +284,7 @@ struct Store: Sendable {
             uvInitialized: try row.decode(column: "uv_initialized", as: Int.self) != 0,
             name: try row.decode(column: "name", as: String.self),
             createdAt: Timestamp.date(try row.decode(column: "created_at", as: Int64.self)),
-            lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self).map(Timestamp.date))
+            lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self).map(Timestamp.date),
+            attestationVerified: try row.decode(column: "attestation_verified", as: Int.self) != 0)
     }
 }

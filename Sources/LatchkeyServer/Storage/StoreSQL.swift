@@ -9,6 +9,10 @@ enum SQL {
         DELETE FROM ceremonies WHERE challenge = $1 RETURNING kind, account_id, user_handle, display_name, expires_at
         """)
     static let purgeCeremonies = StoreStatement("DELETE FROM ceremonies WHERE expires_at <= $1")
+    static let trimCeremonies = StoreStatement("DELETE FROM ceremonies WHERE expires_at <= $1 RETURNING challenge")
+    /// The expiry of the newest ceremony beyond the first $1 (newest first): with the expiry index, a walk
+    /// of at most $1 index entries; no row when there are not that many.
+    static let ceremonyCutoff = StoreStatement("SELECT expires_at FROM ceremonies ORDER BY expires_at DESC LIMIT 1 OFFSET $1")
 
     // MARK: Accounts
 
@@ -33,11 +37,11 @@ enum SQL {
 
     private static let credentialColumns = """
         id, account_id, public_key, algorithm, sign_count, transports, aaguid, attestation_format, backup_eligible, \
-        backup_state, uv_initialized, name, created_at, last_used_at
+        backup_state, uv_initialized, name, created_at, last_used_at, attestation_verified
         """
 
     static let insertCredential = StoreStatement("""
-        INSERT INTO credentials (\(credentialColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+        INSERT INTO credentials (\(credentialColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
         ON CONFLICT (id) DO NOTHING RETURNING id
         """)
     static let credential = StoreStatement("SELECT \(credentialColumns) FROM credentials WHERE id = $1")
@@ -64,7 +68,11 @@ enum SQL {
 
     // MARK: Sessions
 
-    static let insertSession = StoreStatement("INSERT INTO sessions (token_hash, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)")
+    static let insertSession = StoreStatement(
+        "INSERT INTO sessions (token_hash, account_id, created_at, expires_at, credential_id) VALUES ($1, $2, $3, $4, $5)")
+    /// The sessions a removed passkey opened, but the caller's own ($2).
+    static let deleteCredentialSessions = StoreStatement("DELETE FROM sessions WHERE credential_id = $1 AND token_hash <> $2")
+    static let deleteAccountSessions = StoreStatement("DELETE FROM sessions WHERE account_id = $1")
     static let sessionAccount = StoreStatement("SELECT account_id FROM sessions WHERE token_hash = $1 AND expires_at > $2")
     static let deleteSession = StoreStatement("DELETE FROM sessions WHERE token_hash = $1")
     static let purgeSessions = StoreStatement("DELETE FROM sessions WHERE expires_at <= $1")

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import LatchkeyServer
+
+/// The storage side of SECURITY-FINDINGS 10, 12 and 13, on every backend. An extension of `StoreTests`
+/// so that they share its serialization: the PostgreSQL cases use one database and drop its tables.
+extension StoreTests {
+    @Test("10: pending ceremonies are trimmed to the limit, those expiring first going first", arguments: Backends.all)
+    func ceremonyCap(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            let now = Date()
+            for index in 0..<50 {
+                try await store.insertCeremony(CeremonyRecord(
+                    challenge: [UInt8(index)], kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + Double(index + 1)))
+            }
+            #expect(try await store.trimCeremonies(keeping: 100) == 0)
+            #expect(try await store.trimCeremonies(keeping: 20) == 30)
+            // The 20 that expire last are left; the first 30 are gone.
+            #expect(try await store.consumeCeremony(challenge: [29], now: now) == nil)
+            #expect(try await store.consumeCeremony(challenge: [30], now: now) != nil)
+            #expect(try await store.consumeCeremony(challenge: [49], now: now) != nil)
+            try await store.truncateLog()
+        }
+    }
+
+    @Test("12: text is stored byte for byte, NULs included (the driver bound text up to the first NUL)", arguments: Backends.all)
+    func nulStored(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            let account = Self.account()
+            try await store.createAccount(account, credential: Self.credential([1], account: account.id))
+            // PostgreSQL refuses NUL in text outright, which the API's rules never let through anyway.
+            let credo = backend == "postgres" ? "before\u{1}after" : "before\u{0}after"
+            _ = try await store.updateAccount(id: account.id, displayName: nil, credo: credo, now: Date())
+            #expect(try await store.account(id: account.id)?.credo == credo)
+        }
+    }
+
+    @Test("13: two registrations of one credential id at once: one account, one 409-able duplicate, no driver error", arguments: Backends.all)
+    func duplicateRace(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            for round in 0..<10 {
+                let id: [UInt8] = [0xd0, UInt8(round)]
+                let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
+                    for _ in 0..<2 {
+                        group.addTask {
+                            let account = Self.account()
+                            do {
+                                try await store.createAccount(account, credential: Self.credential(id, account: account.id))
+                                return "created"
+                            } catch Store.Failure.duplicate {
+                                return "duplicate"
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: [String]()) { $0.append($1) }.sorted()
+                }
+                #expect(outcomes == ["created", "duplicate"], "round \(round)")
+            }
+        }
+    }
+
+    @Test("13: removing an account's last two passkeys at once leaves one", arguments: Backends.all)
+    func deletionRace(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            for round in 0..<10 {
+                let account = Self.account()
+                try await store.createAccount(account, credential: Self.credential([0xe0, UInt8(round)], account: account.id))
+                try await store.addCredential(Self.credential([0xe1, UInt8(round)], account: account.id))
+                let outcomes = try await withThrowingTaskGroup(of: Store.DeleteCredentialOutcome.self) { group in
+                    for prefix: UInt8 in [0xe0, 0xe1] {
+                        group.addTask { try await store.deleteCredential(id: [prefix, UInt8(round)], accountId: account.id, keepingSession: []) }
+                    }
+                    return try await group.reduce(into: [Store.DeleteCredentialOutcome]()) { $0.append($1) }
+                }
+                #expect(outcomes.filter { $0 == .deleted }.count == 1, "round \(round): \(outcomes)")
+                #expect(outcomes.filter { $0 == .lastPasskey }.count == 1, "round \(round): \(outcomes)")
+                #expect(try await store.credentials(accountId: account.id).count == 1)
+            }
+        }
+    }
+}
