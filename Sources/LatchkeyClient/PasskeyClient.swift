@@ -208,6 +208,8 @@ public struct PasskeyClient: Sendable {
     ) async throws(ClientError) -> Result {
         let data = try await send(method, path, body: body, authenticated: authenticated)
         do {
+            // A server's body is input like any other: through the depth-limited gate before Foundation.
+            try JSONValue.validate(data)
             return try Self.decoder.decode(Result.self, from: data)
         } catch {
             throw ClientError.invalidResponse("\(method.rawValue) \(path) returned an unexpected body")
@@ -247,7 +249,7 @@ public struct PasskeyClient: Sendable {
             throw ClientError.unreachable("\(server.absoluteString): \(Self.describe(error))")
         }
         guard (200..<300).contains(status) else {
-            guard let envelope = try? Self.decoder.decode(ErrorEnvelope.self, from: data) else {
+            guard (try? JSONValue.validate(data)) != nil, let envelope = try? Self.decoder.decode(ErrorEnvelope.self, from: data) else {
                 throw ClientError.invalidResponse("\(method.rawValue) \(path) answered \(status) without the API's error body")
             }
             if status == 401, envelope.error.code == "not_authenticated", sentToken != nil {

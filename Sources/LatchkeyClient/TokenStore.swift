@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthn
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,7 +47,7 @@ public struct FileTokenStore: TokenStore {
     private func load() throws -> [String: String] {
         guard FileManager.default.fileExists(atPath: url.path) else { return [:] }
         let data = try Data(contentsOf: url)
-        guard let tokens = try? JSONDecoder().decode([String: String].self, from: data) else {
+        guard (try? JSONValue.validate(data)) != nil, let tokens = try? JSONDecoder().decode([String: String].self, from: data) else {
             throw ClientError.invalidResponse("the session file \(url.path) is corrupt; delete it and log in again")
         }
         return tokens

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthn
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -63,7 +64,9 @@ public struct FileCredentialStore: CredentialStore {
         }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
-        guard let contents = try? decoder.decode(FileContents.self, from: data), contents.format == Self.formatName else {
+        guard (try? JSONValue.validate(data)) != nil, let contents = try? decoder.decode(FileContents.self, from: data),
+              contents.format == Self.formatName
+        else {
             throw .store("\(url.path) is not a Latchkey authenticator store (corrupt or foreign file); it was left untouched")
         }
         guard contents.version == Self.formatVersion else {

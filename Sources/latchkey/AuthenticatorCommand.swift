@@ -130,6 +130,10 @@ struct AuthenticatorCommand: AsyncParsableCommand {
 enum OptionsInput {
     static func read<T: Decodable>() throws -> T {
         let data = FileHandle.standardInput.readDataToEndOfFile()
+        guard (try? JSONValue.validate(data)) != nil else {
+            Output.printError("latchkey authenticator: standard input is not JSON (or nests deeper than 64 levels).")
+            throw ExitCode(2)
+        }
         let decoder = JSONDecoder()
         if let wrapped = try? decoder.decode([String: T].self, from: data), let options = wrapped["publicKey"] { return options }
         do {

@@ -145,7 +145,11 @@ struct VerifyCommandTests {
         let notJSON = try LatchkeyBinary.run(["verify", "registration"], stdin: Data("hello".utf8))
         #expect(notJSON.status == 2)
         #expect(notJSON.stdout.isEmpty)
-        #expect(notJSON.stderr.contains("not a JSON object"))
+        #expect(notJSON.stderr.contains("not JSON"))
+        // The shape that traps Foundation's JSONSerialization: refused by the depth-limited parser first.
+        let deep = try LatchkeyBinary.run(["verify", "registration"], stdin: Data(String(repeating: "[", count: 513).utf8))
+        #expect(deep.status == 2)
+        #expect(deep.stderr.contains("nested deeper than 64 levels"), "\(deep.stderr)")
 
         var vector = try sharedVector("pywebauthn-reg-none-es256")
         vector.removeValue(forKey: "expected_rp_id")

@@ -158,6 +158,10 @@ struct PasskeyClientTests {
     func invalidResponse() async throws {
         let router = Router()
         router.post("/api/login/options") { _, _ in "not json" }
+        // The shape that traps Foundation's JSONDecoder (SECURITY-FINDINGS 1), from a hostile server.
+        router.post("/api/registration/options") { _, _ -> Response in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: String(repeating: "[", count: 513))))
+        }
         router.get("/api/account") { _, _ -> Response in Response(status: .internalServerError) }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { http in
@@ -168,6 +172,15 @@ struct PasskeyClientTests {
             do {
                 try await client.login()
                 Issue.record("a non-JSON answer was accepted")
+            } catch {
+                guard case .invalidResponse? = error as? ClientError else {
+                    Issue.record("expected invalidResponse, got \(error)")
+                    return
+                }
+            }
+            do {
+                try await client.register(displayName: "Ada")
+                Issue.record("513 [ were accepted")
             } catch {
                 guard case .invalidResponse? = error as? ClientError else {
                     Issue.record("expected invalidResponse, got \(error)")
@@ -194,5 +207,8 @@ struct PasskeyClientTests {
         #expect(try store.token(for: b) == "token-b")
         let mode = (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue
         #expect(mode == 0o600)
+        // A file nested 513 deep (the shape that traps Foundation's decoder) is reported as corrupt.
+        try Data(String(repeating: "[", count: 513).utf8).write(to: url)
+        #expect(throws: ClientError.self) { try store.token(for: b) }
     }
 }

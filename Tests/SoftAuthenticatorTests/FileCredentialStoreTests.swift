@@ -31,7 +31,9 @@ struct FileCredentialStoreTests {
         #expect(try FileCredentialStore(url: temporaryFile()).load().passkeys.isEmpty)
     }
 
-    @Test("a corrupt or foreign file is an error and is left untouched", arguments: ["{not json", #"{"passkeys": []}"#, #"{"format":"other","version":1,"state":{"passkeys":[]}}"#])
+    @Test("a corrupt or foreign file is an error and is left untouched", arguments: [
+        "{not json", #"{"passkeys": []}"#, #"{"format":"other","version":1,"state":{"passkeys":[]}}"#, String(repeating: "[", count: 513),
+    ])
     func corrupt(contents: String) throws {
         let url = temporaryFile()
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

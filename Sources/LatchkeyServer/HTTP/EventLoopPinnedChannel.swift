@@ -23,6 +23,9 @@ struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
         guard let limiter else { return base.setup(channel: channel, logger: logger) }
         guard let release = limiter.open(from: channel.remoteAddress) else {
             logger.debug("connection refused: too many open connections", metadata: ["peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
+            // NIO's async server leaves a child whose set-up failed open (the failure is the set-up's to
+            // handle), so the channel is closed here, or its socket would stay until the peer gives up.
+            channel.close(promise: nil)
             return channel.eventLoop.makeFailedFuture(ConnectionLimitReached())
         }
         channel.closeFuture.whenComplete { _ in release() }

@@ -37,6 +37,11 @@ public struct CeremonyDocument: Sendable {
     public var policy: Policy
 
     public init(json data: Data) throws(Unusable) {
+        do {
+            try JSONValue.validate(data)
+        } catch {
+            throw Unusable(description: "the document is not JSON (\(error))")
+        }
         guard let object = try? JSONSerialization.jsonObject(with: data), let doc = object as? [String: Any] else {
             throw Unusable(description: "the document is not a JSON object")
         }

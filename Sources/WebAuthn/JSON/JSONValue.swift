@@ -23,6 +23,14 @@ public indirect enum JSONValue: Sendable, Equatable {
         }
     }
 
+    /// Checks that `bytes` are one JSON document within this parser's limits (nesting ≤ 64), for a caller
+    /// about to hand them to Foundation's `JSONDecoder` or `JSONSerialization`: their scanner traps on
+    /// some deeply nested inputs (exactly 513 `[` and nothing after), so anything that did not come from
+    /// this process passes this gate first.
+    public static func validate(_ bytes: some Collection<UInt8>) throws(JSONSyntaxError) {
+        _ = try parse(bytes)
+    }
+
     /// `text` as a JSON string literal, escaped as §5.8.1.1's CCDToString does: `"`, `\` and control
     /// characters (as `\u00XX`); everything else as it is.
     public static func quoted(_ text: String) -> String {
