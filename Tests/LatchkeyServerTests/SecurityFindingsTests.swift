@@ -195,6 +195,15 @@ struct SecurityFindingsTests {
         }
     }
 
+    @Test("info: names refuse bidirectional overrides (right-to-left text is fine); stored transports are the known ones")
+    func infoFindings() async throws {
+        #expect(throws: APIError.self) { try InputRules.displayName("Ada\u{202E}moc.elpmaxe") }
+        #expect(throws: APIError.self) { try InputRules.passkeyName("Phone\u{2066}x\u{2069}") }
+        #expect(try InputRules.displayName("עדה לאבלייס") == "עדה לאבלייס")
+        #expect(try InputRules.displayName("Ada\u{200F}") == "Ada\u{200F}", "a right-to-left mark is not an override")
+        #expect(InputRules.transports(["internal", "hybrid", "internal", "usb,nfc", String(repeating: "x", count: 10_000), "cable"]) == ["internal", "hybrid"])
+    }
+
     @Test("16: a passkey says whether its attestation was verified; without anchors it was not")
     func attestationVerifiedFlag() async throws {
         try await TestServer.run(TestServer.configuration { $0.attestation = .direct }) { api in

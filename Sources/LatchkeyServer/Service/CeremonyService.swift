@@ -98,7 +98,7 @@ struct CeremonyService: Sendable {
         let created = now()
         let record = CredentialRecord(
             id: result.credentialId, accountId: ceremony.accountId ?? UUID().uuidString.lowercased(), publicKey: result.publicKey,
-            algorithm: result.publicKeyAlgorithm.rawValue, signCount: result.signCount, transports: result.transports,
+            algorithm: result.publicKeyAlgorithm.rawValue, signCount: result.signCount, transports: InputRules.transports(result.transports),
             aaguid: result.aaguid, attestationFormat: result.attestationFormat, backupEligible: result.backupEligible,
             backupState: result.backupState, uvInitialized: result.userVerified,
             name: String((ceremony.displayName ?? "Passkey").prefix(64)), createdAt: created, lastUsedAt: nil,

@@ -12,8 +12,8 @@ enum InputRules {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw APIError(.invalidField, "invalid_field", "\(field) must not be empty.") }
         try checkLength(trimmed, field: field, characters: textCharacters, bytes: textBytes)
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw APIError(.invalidField, "invalid_field", "\(field) must not contain control characters.")
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }), !hasBidiOverride(trimmed) else {
+            throw APIError(.invalidField, "invalid_field", "\(field) must not contain control characters or bidirectional overrides.")
         }
         return trimmed
     }
@@ -34,10 +34,28 @@ enum InputRules {
             throw APIError(.invalidField, "invalid_field", "name must be 1 to \(passkeyNameCharacters) characters.")
         }
         try checkLength(trimmed, field: "name", characters: passkeyNameCharacters, bytes: passkeyNameBytes)
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw APIError(.invalidField, "invalid_field", "name must not contain control characters.")
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }), !hasBidiOverride(trimmed) else {
+            throw APIError(.invalidField, "invalid_field", "name must not contain control characters or bidirectional overrides.")
         }
         return trimmed
+    }
+
+    /// The transports a registration reported, as stored and later sent back in `excludeCredentials`:
+    /// only the values WebAuthn L3 §5.8.4 defines, each once. The spec tells relying parties to ignore
+    /// unknown values, and the column joins them with commas, so free text (or a comma) has no place there.
+    static func transports(_ reported: [String]) -> [String] {
+        var kept: [String] = []
+        for transport in reported where knownTransports.contains(transport) && !kept.contains(transport) { kept.append(transport) }
+        return kept
+    }
+
+    static let knownTransports: Set<String> = ["usb", "nfc", "ble", "smart-card", "hybrid", "internal"]
+
+    /// Explicit bidirectional formatting (U+202A–U+202E embeddings and overrides, U+2066–U+2069
+    /// isolates) can make a name read as something else ("‮moc.elpmaxe"); names have no need of them.
+    /// Right-to-left text itself, and the plain direction marks, are fine.
+    private static func hasBidiOverride(_ value: String) -> Bool {
+        value.unicodeScalars.contains { (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) }
     }
 
     /// The byte count is checked first: it is O(1) for native strings, and it bounds the cost of counting
