@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The web page: three static files shipped as the target's resources, read once at start-up, served
+/// The web page: static files (an HTML page, a stylesheet, and the script as a few ES modules) shipped as the target's resources, read once at start-up, served
 /// with a strict Content-Security-Policy (scripts and styles only from this origin, no inline script, no
 /// framing) and cache headers that let the browser revalidate cheaply.
 struct PageController: Sendable {
@@ -31,6 +31,10 @@ struct PageController: Sendable {
         let files: [(route: String, name: String, ext: String, type: String)] = [
             ("/", "index", "html", "text/html; charset=utf-8"),
             ("/app.js", "app", "js", "text/javascript; charset=utf-8"),
+            ("/api.js", "api", "js", "text/javascript; charset=utf-8"),
+            ("/ui.js", "ui", "js", "text/javascript; charset=utf-8"),
+            ("/webauthn.js", "webauthn", "js", "text/javascript; charset=utf-8"),
+            ("/passkey-list.js", "passkey-list", "js", "text/javascript; charset=utf-8"),
             ("/style.css", "style", "css", "text/css; charset=utf-8"),
         ]
         var assets: [String: Asset] = [:]

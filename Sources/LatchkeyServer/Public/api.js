@@ -1,0 +1,27 @@
+// Latchkey's HTTP API from the page: same-origin requests with the session in the server's HttpOnly
+// cookie (this script never sees or stores a token), errors carried as the server wrote them.
+
+export class ApiError extends Error {
+  constructor(status, code, message) { super(message); this.status = status; this.code = code; }
+}
+
+export async function api(method, path, body) {
+  const init = { method, credentials: "same-origin", headers: {} };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    throw new ApiError(0, "network", "The server could not be reached. Check your connection and try again.");
+  }
+  const text = await response.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+  if (!response.ok) {
+    throw new ApiError(response.status, data?.error?.code ?? "http_" + response.status, data?.error?.message ?? `The server answered ${response.status}.`);
+  }
+  return data;
+}

@@ -1,0 +1,125 @@
+// The account's passkeys as a list: what each one is (name, synced or bound to one device, attestation),
+// when it was made and last used, and Rename / Remove in place. Every string from the server goes in as
+// text, never as HTML.
+
+import { isBusy, whileBusy } from "./ui.js";
+
+const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function button(text, className, onClick) {
+  const node = element("button", className, text);
+  node.type = "button";
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+function keyIcon() {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const ring = document.createElementNS(ns, "circle");
+  for (const [k, v] of [["cx", "8"], ["cy", "12"], ["r", "4"]]) ring.setAttribute(k, v);
+  const shaft = document.createElementNS(ns, "path");
+  shaft.setAttribute("d", "M12 12h9m-3 0v3m-3-3v2");
+  svg.append(ring, shaft);
+  const box = element("span", "passkey-icon");
+  box.setAttribute("aria-hidden", "true");
+  box.append(svg);
+  return box;
+}
+
+function badges(passkey) {
+  const list = element("ul", "badges");
+  list.setAttribute("aria-label", "About this passkey");
+  // Backup state (the BS flag, refreshed at every login): a synced passkey survives losing the device.
+  list.append(element("li", "badge", passkey.backedUp ? "Synced passkey" : "This device only"));
+  // A format whose chain no configured anchor vouched for says only what the authenticator claims.
+  if (passkey.attestationFormat !== "none") {
+    list.append(element("li", "badge", `${passkey.attestationFormat} attestation ${passkey.attestationVerified ? "(verified)" : "(not verified)"}`));
+  }
+  return list;
+}
+
+function dates(passkey) {
+  const used = passkey.lastUsedAt ? dateAndTime.format(new Date(passkey.lastUsedAt)) : "never";
+  return element("p", "passkey-meta", `Created ${dateOnly.format(new Date(passkey.createdAt))} · Last used ${used}`);
+}
+
+// Shows `passkeys` in `list`. `actions.rename(passkey, name)` and `actions.remove(passkey)` run the
+// requests and return whether they succeeded; the list is drawn again by the caller afterwards.
+export function renderPasskeys(list, passkeys, actions) {
+  list.replaceChildren(...passkeys.map((passkey) => item(passkey, passkeys.length, actions)));
+}
+
+function item(passkey, count, actions) {
+  const row = element("li", "passkey");
+  row.dataset.id = passkey.id;
+  const body = element("div", "passkey-body");
+  const name = element("h3", "passkey-name", passkey.name);
+  const controls = element("div", "passkey-actions");
+  body.append(name, badges(passkey), dates(passkey), controls);
+  row.append(keyIcon(), body);
+
+  const showButtons = () => {
+    const rename = button("Rename", "button-small", () => showRename(rename));
+    rename.setAttribute("aria-label", `Rename ${passkey.name}`);
+    const remove = button("Remove", "button-small", () => showConfirm(remove));
+    remove.setAttribute("aria-label", `Remove ${passkey.name}`);
+    if (count === 1) {
+      remove.disabled = true;
+      remove.title = "An account keeps at least one passkey";
+    }
+    controls.replaceChildren(rename, remove);
+    return { rename, remove };
+  };
+
+  const showRename = () => {
+    const form = element("form", "passkey-rename");
+    form.noValidate = true;
+    const field = element("input");
+    field.id = `rename-${passkey.id}`;
+    field.value = passkey.name;
+    field.required = true;
+    field.autocomplete = "off";
+    const label = element("label", "", `New name for ${passkey.name}`);
+    label.htmlFor = field.id;
+    const save = element("button", "button-small button-primary", "Save name");
+    save.type = "submit";
+    const cancel = button("Cancel", "button-small", () => { showButtons().rename.focus(); });
+    const buttons = element("div", "buttons");
+    buttons.append(save, cancel);
+    form.append(label, field, buttons);
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      if (isBusy(save)) return;
+      await whileBusy(save, "Saving…", () => actions.rename(passkey, field.value));
+    });
+    form.addEventListener("keydown", (event) => { if (event.key === "Escape") { event.preventDefault(); showButtons().rename.focus(); } });
+    controls.replaceChildren(form);
+    field.focus();
+    field.select();
+  };
+
+  const showConfirm = () => {
+    const question = element("p", "passkey-confirm", `Remove ${passkey.name}? It stops working here at once.`);
+    const yes = button("Remove passkey", "button-small button-danger", async () => {
+      await whileBusy(yes, "Removing…", () => actions.remove(passkey));
+    });
+    const no = button("Keep it", "button-small", () => { showButtons().remove.focus(); });
+    controls.replaceChildren(question, yes, no);
+    no.focus();
+  };
+
+  showButtons();
+  return row;
+}

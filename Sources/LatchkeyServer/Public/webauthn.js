@@ -1,0 +1,93 @@
+// The browser's WebAuthn, as the page uses it: options from the server's JSON, credentials back to
+// JSON, what this browser can do, and the signals that keep its passkey manager in step (WebAuthn L3
+// §5.1.10). Every call here falls back quietly where a browser lacks a Level 3 method.
+
+// ---- base64url, for browsers without the JSON helpers of WebAuthn Level 3 ----
+const b64url = {
+  encode(buffer) {
+    const bytes = new Uint8Array(buffer);
+    let text = "";
+    for (const b of bytes) text += String.fromCharCode(b);
+    return btoa(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  },
+  decode(text) {
+    const base64 = text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4);
+    return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0)).buffer;
+  },
+};
+
+export function creationOptions(json) {
+  if (PublicKeyCredential.parseCreationOptionsFromJSON) return PublicKeyCredential.parseCreationOptionsFromJSON(json);
+  return {
+    ...json,
+    challenge: b64url.decode(json.challenge),
+    user: { ...json.user, id: b64url.decode(json.user.id) },
+    excludeCredentials: (json.excludeCredentials || []).map((c) => ({ ...c, id: b64url.decode(c.id) })),
+  };
+}
+
+export function requestOptions(json) {
+  if (PublicKeyCredential.parseRequestOptionsFromJSON) return PublicKeyCredential.parseRequestOptionsFromJSON(json);
+  return {
+    ...json,
+    challenge: b64url.decode(json.challenge),
+    allowCredentials: (json.allowCredentials || []).map((c) => ({ ...c, id: b64url.decode(c.id) })),
+  };
+}
+
+export function credentialJSON(credential) {
+  if (typeof credential.toJSON === "function") {
+    try { return credential.toJSON(); } catch { /* fall through to the manual form */ }
+  }
+  const r = credential.response;
+  const response = { clientDataJSON: b64url.encode(r.clientDataJSON) };
+  if (r.attestationObject) {
+    response.attestationObject = b64url.encode(r.attestationObject);
+    if (r.getTransports) response.transports = r.getTransports();
+  } else {
+    response.authenticatorData = b64url.encode(r.authenticatorData);
+    response.signature = b64url.encode(r.signature);
+    if (r.userHandle) response.userHandle = b64url.encode(r.userHandle);
+  }
+  return {
+    id: credential.id, rawId: b64url.encode(credential.rawId), type: credential.type,
+    authenticatorAttachment: credential.authenticatorAttachment ?? undefined,
+    clientExtensionResults: credential.getClientExtensionResults(), response,
+  };
+}
+
+// What this browser offers. `getClientCapabilities` (L3) answers both questions at once where it
+// exists; older browsers answer the autofill one through `isConditionalMediationAvailable`; a browser
+// with neither simply gets no autofill.
+export async function capabilities() {
+  if (!window.PublicKeyCredential || !navigator.credentials?.create || !navigator.credentials?.get) {
+    return { webauthn: false, conditionalGet: false, secureContext: window.isSecureContext };
+  }
+  let conditionalGet = false;
+  if (typeof PublicKeyCredential.getClientCapabilities === "function") {
+    try { conditionalGet = (await PublicKeyCredential.getClientCapabilities()).conditionalGet === true; } catch { /* ask the older way */ }
+  }
+  if (!conditionalGet && typeof PublicKeyCredential.isConditionalMediationAvailable === "function") {
+    try { conditionalGet = await PublicKeyCredential.isConditionalMediationAvailable(); } catch { conditionalGet = false; }
+  }
+  return { webauthn: true, conditionalGet, secureContext: window.isSecureContext };
+}
+
+// ---- signals to the browser's passkey manager; each says whether the browser took it ----
+async function signal(method, argument) {
+  if (typeof window.PublicKeyCredential?.[method] !== "function") return false;
+  try { await PublicKeyCredential[method](argument); return true; } catch { return false; }
+}
+
+// The server does not know this passkey (its account or the passkey was deleted elsewhere).
+export const signalUnknownCredential = (rpId, credentialId) => signal("signalUnknownCredential", { rpId, credentialId });
+
+// The account's passkeys now: the manager may hide or remove the others (an empty list after the
+// account is deleted).
+export const signalAllAcceptedCredentials = (rpId, userId, ids) =>
+  signal("signalAllAcceptedCredentials", { rpId, userId, allAcceptedCredentialIds: ids });
+
+// The account's current names, so the manager's list shows the new display name. The server uses the
+// display name as WebAuthn's user.name as well.
+export const signalCurrentUserDetails = (rpId, userId, displayName) =>
+  signal("signalCurrentUserDetails", { rpId, userId, name: displayName, displayName });
