@@ -92,3 +92,53 @@ def autofill_settled(driver, seconds=15):
             pass
         state = driver.find_element(By.TAG_NAME, "body").get_attribute("data-autofill")
     return state
+
+
+AXE_SCRIPT = None
+WCAG_21_A_AA = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def axe_violations(driver):
+    """axe-core on the page as it is now, WCAG 2.0/2.1 A and AA rules only. The axe-core 4.x that
+    axe-playwright-python bundles is used (only its script file: Playwright itself is not used); the one
+    axe-selenium-python bundles is 3.1, which predates the WCAG 2.1 rules. The script goes in through
+    WebDriver, which the page's CSP does not govern. Returns the violations with their nodes."""
+    global AXE_SCRIPT
+    if AXE_SCRIPT is None:
+        import importlib.util
+        package = importlib.util.find_spec("axe_playwright_python")
+        assert package is not None, "axe-playwright-python is missing from the browser venv (Tests/Browser/requirements.txt)"
+        AXE_SCRIPT = (pathlib.Path(package.submodule_search_locations[0]) / "axe.min.js").read_text()
+    driver.execute_script(AXE_SCRIPT)
+    results = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}, resultTypes: ['violations']})"
+        "  .then(r => done({violations: r.violations, version: axe.version}), e => done({error: String(e)}));",
+        WCAG_21_A_AA)
+    assert "error" not in results, results.get("error")
+    assert results["version"].startswith("4."), f"axe-core {results['version']} has no WCAG 2.1 rules"
+    return [
+        {"id": v["id"], "impact": v["impact"], "help": v["help"],
+         "nodes": [(n["target"], n.get("failureSummary", "")) for n in v["nodes"]]}
+        for v in results["violations"]
+    ]
+
+
+def emulate(driver, width, scheme, height=900):
+    """A viewport `width` CSS pixels wide (a phone's touch-and-mobile behaviour under 600) and the
+    `prefers-color-scheme` the page should see."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": scheme}]})
+
+
+def full_page_screenshot(driver, name):
+    """The whole page, not only the viewport, as a PNG under SCREENSHOTS."""
+    import base64
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    metrics = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
+    size = metrics.get("cssContentSize") or metrics["contentSize"]
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}})
+    (SCREENSHOTS / f"{name}.png").write_bytes(base64.b64decode(shot["data"]))

@@ -23,7 +23,7 @@ def test_journey(server, browser):
 
     register(browser, "Ada Lovelace")
     assert browser.find_element(By.ID, "display-name").get_attribute("value") == "Ada Lovelace"
-    assert not browser.find_element(By.ID, "update").is_enabled(), "Update waits for a change"
+    assert browser.find_element(By.ID, "update").get_attribute("aria-disabled") == "true", "Save waits for a change"
     # The session lives only in the HttpOnly cookie: script sees no token anywhere.
     assert browser.execute_script("return document.cookie") == ""
     assert browser.execute_script("return JSON.stringify(localStorage) + JSON.stringify(sessionStorage)") == "{}{}"

@@ -4,7 +4,7 @@
 
 import { api, ApiError } from "./api.js";
 import { renderPasskeys } from "./passkey-list.js";
-import { $, clearMessages, countCharacters, isBusy, modal, say, warn, whileBusy } from "./ui.js";
+import { $, clearMessages, countCharacters, isUnavailable, modal, say, setUnavailable, warn, whileBusy } from "./ui.js";
 import {
   capabilities, creationOptions, credentialJSON, requestOptions,
   signalAllAcceptedCredentials, signalCurrentUserDetails, signalUnknownCredential,
@@ -85,7 +85,7 @@ function refreshUpdateButton() {
   const credoFits = countCharacters($("credo"), $("credo-count"));
   const name = $("display-name").value.trim();
   const changed = account && (name !== account.displayName || $("credo").value !== account.credo);
-  $("update").disabled = !changed || name === "" || !nameFits || !credoFits;
+  setUnavailable($("update"), !changed || name === "" || !nameFits || !credoFits);
 }
 
 async function loadPasskeys() {
@@ -225,7 +225,7 @@ async function removePasskey(passkey) {
 // ---- the account ----
 async function update(event) {
   event.preventDefault();
-  if ($("update").disabled || isBusy($("update"))) return;
+  if (isUnavailable($("update"))) return;
   await whileBusy($("update"), "Saving…", async () => {
     try {
       const body = {};

@@ -7,12 +7,13 @@ export function say(message) { $("error").textContent = ""; $("status").textCont
 export function warn(message) { $("status").textContent = ""; $("error").textContent = message; }
 export function clearMessages() { $("status").textContent = ""; $("error").textContent = ""; }
 
-// ---- busy buttons ----
+// ---- busy and unavailable buttons ----
 // While its request runs a button shows a spinner and a word for what is happening, and ignores further
 // presses. It is marked aria-disabled rather than disabled so that it keeps the keyboard focus.
 export async function whileBusy(button, label, work) {
-  if (button.getAttribute("aria-disabled") === "true") return undefined;
+  if (isBusy(button)) return undefined;
   const original = button.textContent;
+  const unavailable = button.getAttribute("aria-disabled");
   button.setAttribute("aria-disabled", "true");
   button.classList.add("busy");
   button.textContent = label;
@@ -20,12 +21,21 @@ export async function whileBusy(button, label, work) {
     return await work();
   } finally {
     button.classList.remove("busy");
-    button.removeAttribute("aria-disabled");
+    if (unavailable === null) button.removeAttribute("aria-disabled"); else button.setAttribute("aria-disabled", unavailable);
     button.textContent = original;
   }
 }
 
-export const isBusy = (button) => button.getAttribute("aria-disabled") === "true";
+export const isBusy = (button) => button.classList.contains("busy");
+
+// A button that has nothing to do yet (Save with nothing changed). Not `disabled`: a disabled button
+// drops the keyboard focus, which is exactly what happens to Save right after it saved.
+export function setUnavailable(button, unavailable) {
+  if (isBusy(button)) return;
+  button.setAttribute("aria-disabled", unavailable ? "true" : "false");
+}
+
+export const isUnavailable = (button) => button.getAttribute("aria-disabled") === "true";
 
 // ---- character counts ----
 // The server counts characters as people see them (grapheme clusters: 👩‍👩‍👧 is one) and also caps the
