@@ -120,3 +120,20 @@ def test_keyboard_only_registration(server, browser):
     field = visible(browser, "passkey-name")
     field.send_keys("Keyboard user\n")
     visible(browser, "account")
+
+
+def test_sign_out_everywhere_ends_every_session(server, browser):
+    virtual_authenticator(browser)
+    browser.get(server.url + "/")
+    register(browser, "Lin")
+    # A second session of the same account, as another device would hold: a bearer token from a login.
+    browser.find_element(By.ID, "logout").click()
+    text_in(browser, "status", "Signed out.")
+    browser.find_element(By.ID, "login").click()
+    visible(browser, "account")
+    browser.find_element(By.ID, "logout-everywhere").click()
+    visible(browser, "welcome")
+    text_in(browser, "status", "Signed out on every device")
+    status = browser.execute_async_script(
+        "const done = arguments[0]; fetch('/api/account').then(r => done(r.status), e => done(String(e)));")
+    assert status == 401

@@ -42,6 +42,7 @@ function showWelcome({ autofill = false } = {}) {
   passkeys = [];
   $("account").hidden = true;
   $("session-bar").hidden = true;
+  $("main").dataset.view = "welcome";
   if (!browser.webauthn) {
     showUnsupported();
     return;
@@ -66,6 +67,7 @@ function showAccount(data, { focus = true } = {}) {
   $("unsupported").hidden = true;
   $("account").hidden = false;
   $("session-bar").hidden = false;
+  $("main").dataset.view = "account";
   $("signed-in-as").textContent = account.displayName;
   $("display-name").value = account.displayName;
   $("credo").value = account.credo;

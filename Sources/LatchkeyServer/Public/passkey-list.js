@@ -51,14 +51,15 @@ function badges(passkey) {
 }
 
 function dates(passkey) {
-  const used = passkey.lastUsedAt ? dateAndTime.format(new Date(passkey.lastUsedAt)) : "never";
-  return element("p", "passkey-meta", `Created ${dateOnly.format(new Date(passkey.createdAt))} · Last used ${used}`);
+  const used = passkey.lastUsedAt ? `Last used ${dateAndTime.format(new Date(passkey.lastUsedAt))}` : "Not used to log in yet";
+  return element("p", "passkey-meta", `Created ${dateOnly.format(new Date(passkey.createdAt))} · ${used}`);
 }
 
 // Shows `passkeys` in `list`. `actions.rename(passkey, name)` and `actions.remove(passkey)` run the
 // requests and return whether they succeeded; the list is drawn again by the caller afterwards.
 export function renderPasskeys(list, passkeys, actions) {
   list.replaceChildren(...passkeys.map((passkey) => item(passkey, passkeys.length, actions)));
+  document.getElementById("last-passkey-hint").hidden = passkeys.length !== 1;
 }
 
 function item(passkey, count, actions) {
@@ -77,7 +78,7 @@ function item(passkey, count, actions) {
     remove.setAttribute("aria-label", `Remove ${passkey.name}`);
     if (count === 1) {
       remove.disabled = true;
-      remove.title = "An account keeps at least one passkey";
+      remove.setAttribute("aria-describedby", "last-passkey-hint");
     }
     controls.replaceChildren(rename, remove);
     return { rename, remove };
