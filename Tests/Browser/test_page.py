@@ -126,14 +126,26 @@ def test_sign_out_everywhere_ends_every_session(server, browser):
     virtual_authenticator(browser)
     browser.get(server.url + "/")
     register(browser, "Lin")
-    # A second session of the same account, as another device would hold: a bearer token from a login.
-    browser.find_element(By.ID, "logout").click()
-    text_in(browser, "status", "Signed out.")
-    browser.find_element(By.ID, "login").click()
-    visible(browser, "account")
+    # A second session of the same account, as another device would hold: a login made from script
+    # with the cookie left out, whose bearer token the test keeps.
+    token = browser.execute_async_script("""
+        const done = arguments[0];
+        (async () => {
+          const options = await (await fetch("/api/login/options", {method: "POST", credentials: "omit"})).json();
+          const credential = await navigator.credentials.get({publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options.publicKey)});
+          const answer = await fetch("/api/login/verify", {method: "POST", credentials: "omit",
+            headers: {"Content-Type": "application/json"}, body: JSON.stringify({credential: credential.toJSON()})});
+          return (await answer.json()).token;
+        })().then(done, (e) => done("failed: " + e));""")
+    assert token and not token.startswith("failed"), token
+    other_device = ("const done = arguments[1]; fetch('/api/account', {credentials: 'omit', headers: {Authorization: 'Bearer ' + arguments[0]}})"
+                    ".then(r => done(r.status), e => done(String(e)));")
+    assert browser.execute_async_script(other_device, token) == 200
+
     browser.find_element(By.ID, "logout-everywhere").click()
     visible(browser, "welcome")
     text_in(browser, "status", "Signed out on every device")
+    assert browser.execute_async_script(other_device, token) == 401, "the other device's session ended too"
     status = browser.execute_async_script(
         "const done = arguments[0]; fetch('/api/account').then(r => done(r.status), e => done(String(e)));")
     assert status == 401
