@@ -149,3 +149,30 @@ def test_sign_out_everywhere_ends_every_session(server, browser):
     status = browser.execute_async_script(
         "const done = arguments[0]; fetch('/api/account').then(r => done(r.status), e => done(String(e)));")
     assert status == 401
+
+
+def test_buttons_show_they_are_busy(server, browser):
+    """While a request runs, its button says so, keeps the focus and ignores a second press."""
+    virtual_authenticator(browser)
+    browser.get(server.url + "/")
+    register(browser, "Busy Bee")
+    # Every request from now on takes a second longer, and each is counted.
+    browser.execute_script("""
+        const original = window.fetch;
+        window.sentPatches = 0;
+        window.fetch = async (url, init) => {
+          if (init?.method === "PATCH") window.sentPatches += 1;
+          await new Promise((r) => setTimeout(r, 1000));
+          return original(url, init);
+        };""")
+    browser.find_element(By.ID, "credo").send_keys("Slow and steady.")
+    save = browser.find_element(By.ID, "update")
+    save.click()
+    wait(browser, 5).until(lambda d: "busy" in save.get_attribute("class"))
+    assert save.text == "Saving…"
+    assert save.get_attribute("aria-disabled") == "true"
+    browser.execute_script("arguments[0].click()", save)
+    assert browser.switch_to.active_element == save, "the busy button keeps the focus"
+    text_in(browser, "status", "Saved.")
+    assert "busy" not in save.get_attribute("class") and save.text == "Save changes"
+    assert browser.execute_script("return window.sentPatches") == 1, "the second press sent nothing"
