@@ -36,13 +36,17 @@ public func buildApplication(
             description: "the database \(configuration.database) cannot be opened or migrated (\(DatabaseFailure.summary(error)))")
     }
     let store = Store(connections: connections)
+    // One key for every instance on this database, made by whichever starts first.
+    let sealer = try ChallengeSealer(
+        key: try await store.serverKey(named: "challenge-seal", make: { RandomBytes.make(ChallengeSealer.keyByteCount) }),
+        rpId: configuration.rpId)
     let sessions = SessionService(store: store, ttl: configuration.sessionTTL, now: now)
     let authentication = RequestAuthentication(
         sessions: sessions, origins: configuration.relyingParty.origins, secureCookies: configuration.secureCookies)
     let registry = PrometheusCollectorRegistry()
     let metricsFactory = PrometheusMetricsFactory(registry: registry)
     let metrics = CeremonyMetrics(factory: metricsFactory)
-    let ceremonies = CeremonyService(store: store, configuration: configuration, sessions: sessions, metrics: metrics, now: now)
+    let ceremonies = CeremonyService(store: store, sealer: sealer, configuration: configuration, sessions: sessions, metrics: metrics, now: now)
 
     let router = Router(context: APIRequestContext.self)
     router.add(middleware: ErrorAndLogMiddleware())
@@ -69,7 +73,7 @@ public func buildApplication(
         router: router,
         server: .pinnedHTTP1(idleTimeout: configuration.idleTimeAmount, limiter: configuration.connectionLimiter),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
-        services: [Housekeeping(store: store, connections: connections, logger: logger, maxPendingCeremonies: configuration.maxPendingCeremonies)],
+        services: [Housekeeping(store: store, connections: connections, logger: logger)],
         eventLoopGroupProvider: .shared(ServerEventLoops.group(threads: configuration.eventLoopThreads)),
         logger: logger)
     return LatchkeyApplication(application: application, store: store)

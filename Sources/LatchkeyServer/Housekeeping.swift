@@ -2,15 +2,13 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Once a minute: removes expired ceremonies and sessions, trims pending ceremonies to
-/// `maxPendingCeremonies` (each anonymous options call stores one for its whole lifetime; without a bound
-/// in number a flood of them grew the database without limit), and empties SQLite's write-ahead log.
+/// Once a minute: forgets the used challenges that have expired (an expired challenge no longer opens, so
+/// its mark has nothing left to guard), removes expired sessions, and empties SQLite's write-ahead log.
 /// Closes the database when the server stops (after in-flight requests have finished).
 struct Housekeeping: Service {
     let store: Store
     let connections: DatabaseConnections
     let logger: Logger
-    var maxPendingCeremonies: Int
     var interval: Duration = .seconds(60)
 
     func run() async throws {
@@ -18,13 +16,7 @@ struct Housekeeping: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await store.purgeExpiredCeremonies(now: Date())
-                    let trimmed = try await store.trimCeremonies(keeping: maxPendingCeremonies)
-                    if trimmed > 0 {
-                        logger.warning("pending ceremonies over the limit: the oldest were dropped", metadata: [
-                            "dropped": "\(trimmed)", "limit": "\(maxPendingCeremonies)",
-                        ])
-                    }
+                    try await store.purgeUsedChallenges(now: Date())
                     try await store.purgeExpiredSessions(now: Date())
                     try await store.truncateLog()
                 } catch is CancellationError {

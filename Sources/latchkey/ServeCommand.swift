@@ -15,7 +15,7 @@ struct ServeCommand: AsyncParsableCommand {
             LATCHKEY_DATABASE, LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
             LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LATCHKEY_RATE_LIMIT, \
             LATCHKEY_TRUST_FORWARDED_FOR (true or false), LATCHKEY_IDLE_TIMEOUT (seconds), LATCHKEY_MAX_CONNECTIONS, \
-            LATCHKEY_MAX_CONNECTIONS_PER_CLIENT, LATCHKEY_MAX_PENDING_CEREMONIES, \
+            LATCHKEY_MAX_CONNECTIONS_PER_CLIENT, \
             LATCHKEY_SIGN_COUNT, LOG_LEVEL (default info).
             """
     )
@@ -44,8 +44,6 @@ struct ServeCommand: AsyncParsableCommand {
     var maxConnections: Int?
     @Option(name: .customLong("max-connections-per-client"), help: "Open connections per client address (default 256; 0: no limit; not applied with --trust-forwarded-for).")
     var maxConnectionsPerClient: Int?
-    @Option(name: .customLong("max-pending-ceremonies"), help: "Started, unfinished ceremonies kept at most (default 100000; the oldest go first).")
-    var maxPendingCeremonies: Int?
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -136,7 +134,6 @@ struct ServeCommand: AsyncParsableCommand {
         if let seconds = try integer(idleTimeout, "LATCHKEY_IDLE_TIMEOUT") { c.idleTimeout = TimeInterval(seconds) }
         c.maxConnections = try integer(maxConnections, "LATCHKEY_MAX_CONNECTIONS") ?? c.maxConnections
         c.maxConnectionsPerClient = try integer(maxConnectionsPerClient, "LATCHKEY_MAX_CONNECTIONS_PER_CLIENT") ?? c.maxConnectionsPerClient
-        c.maxPendingCeremonies = try integer(maxPendingCeremonies, "LATCHKEY_MAX_PENDING_CEREMONIES") ?? c.maxPendingCeremonies
         if trustForwardedFor {
             c.trustForwardedFor = true
         } else if let text = env["LATCHKEY_TRUST_FORWARDED_FOR"], !text.isEmpty {

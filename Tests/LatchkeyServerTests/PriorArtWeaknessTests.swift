@@ -213,7 +213,7 @@ struct PriorArtWeaknessTests {
             try await latchkey.store.connections.shutdown()
             for reply in [
                 try await api.send(.get, "/api/account", token: session.token),
-                try await api.send(.post, "/api/login/options"),
+                try await api.send(.get, "/api/account/passkeys", token: session.token),
             ] {
                 #expect(reply.status == .internalServerError)
                 #expect(reply.errorCode == "internal_error")

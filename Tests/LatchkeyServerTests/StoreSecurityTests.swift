@@ -5,24 +5,6 @@ import Testing
 /// The storage side of SECURITY-FINDINGS 10, 12 and 13, on every backend. An extension of `StoreTests`
 /// so that they share its serialization: the PostgreSQL cases use one database and drop its tables.
 extension StoreTests {
-    @Test("10: pending ceremonies are trimmed to the limit, those expiring first going first", arguments: Backends.all)
-    func ceremonyCap(backend: String) async throws {
-        try await Backends.with(backend) { store in
-            let now = Date()
-            for index in 0..<50 {
-                try await store.insertCeremony(CeremonyRecord(
-                    challenge: [UInt8(index)], kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + Double(index + 1)))
-            }
-            #expect(try await store.trimCeremonies(keeping: 100) == 0)
-            #expect(try await store.trimCeremonies(keeping: 20) == 30)
-            // The 20 that expire last are left; the first 30 are gone.
-            #expect(try await store.consumeCeremony(challenge: [29], now: now) == nil)
-            #expect(try await store.consumeCeremony(challenge: [30], now: now) != nil)
-            #expect(try await store.consumeCeremony(challenge: [49], now: now) != nil)
-            try await store.truncateLog()
-        }
-    }
-
     @Test("12: text is stored byte for byte, NULs included (the driver bound text up to the first NUL)", arguments: Backends.all)
     func nulStored(backend: String) async throws {
         try await Backends.with(backend) { store in

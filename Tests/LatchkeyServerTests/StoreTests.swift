@@ -44,7 +44,7 @@ enum Backends {
             if name == "postgres" {
                 // Each test starts from an empty schema.
                 try await connections.withConnection { db in
-                    for table in ["sessions", "ceremonies", "credentials", "accounts", "schema_migrations"] {
+                    for table in ["sessions", "ceremonies", "used_challenges", "server_keys", "credentials", "accounts", "schema_migrations"] {
                         try await db.raw("DROP TABLE IF EXISTS \(unsafeRaw: table) CASCADE").run()
                     }
                 }
@@ -114,20 +114,59 @@ struct StoreTests {
         }
     }
 
-    @Test("a challenge is consumed once, even by 50 concurrent callers; expired ones are gone", arguments: Backends.all)
-    func challengeConsumedOnce(backend: String) async throws {
+    /// The mark a completed ceremony leaves for challenge `byte`, expiring `after` seconds from now.
+    static func used(_ byte: UInt8, after seconds: TimeInterval = 300, now: Date = Date()) -> UsedChallenge {
+        UsedChallenge(digest: ChallengeSealer.digest([byte]), expiresAt: now + seconds)
+    }
+
+    @Test("a challenge completes one registration, even with 50 racing; the mark goes when the challenge expires", arguments: Backends.all)
+    func challengeUsedOnce(backend: String) async throws {
         try await Backends.with(backend) { store in
             let now = Date()
-            let challenge = [UInt8](repeating: 4, count: 32)
-            try await store.insertCeremony(CeremonyRecord(challenge: challenge, kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 300))
+            let challenge = Self.used(4, now: now)
             let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
-                for _ in 0..<50 { group.addTask { try await store.consumeCeremony(challenge: challenge, now: now) != nil } }
+                for index in 0..<50 {
+                    group.addTask {
+                        let account = Self.account()
+                        do {
+                            try await store.createAccount(account, credential: Self.credential([100, UInt8(index)], account: account.id), challenge: challenge)
+                            return true
+                        } catch Store.Failure.challengeUsed {
+                            #expect(try await store.account(id: account.id) == nil, "a refused registration leaves nothing behind")
+                            return false
+                        }
+                    }
+                }
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
             #expect(winners == 1)
-            let old = [UInt8](repeating: 5, count: 32)
-            try await store.insertCeremony(CeremonyRecord(challenge: old, kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now - 1))
-            #expect(try await store.consumeCeremony(challenge: old, now: now) == nil)
+            // Adding a passkey with a used challenge is refused the same way.
+            let owner = Self.account()
+            try await store.createAccount(owner, credential: Self.credential([101], account: owner.id))
+            await #expect(throws: Store.Failure.challengeUsed) {
+                try await store.addCredential(Self.credential([102], account: owner.id), challenge: challenge)
+            }
+            #expect(try await store.credential(id: [102]) == nil)
+            #expect(try await store.usedChallengeCount() == 1)
+            try await store.purgeUsedChallenges(now: now + 299)
+            #expect(try await store.usedChallengeCount() == 1, "kept while the challenge could still open")
+            try await store.purgeUsedChallenges(now: now + 300)
+            #expect(try await store.usedChallengeCount() == 0)
+        }
+    }
+
+    @Test("the server key is made once and read back the same by every instance", arguments: Backends.all)
+    func serverKeyOnce(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            let keys = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+                for index in 0..<10 {
+                    group.addTask { try await store.serverKey(named: "test-key", make: { [UInt8](repeating: UInt8(index), count: 32) }) }
+                }
+                return try await group.reduce(into: Set<[UInt8]>()) { $0.insert($1) }
+            }
+            #expect(keys.count == 1, "one key, whichever insert won")
+            #expect(try await store.serverKey(named: "test-key", make: { [UInt8](repeating: 0xEE, count: 32) }) == keys.first)
+            #expect(try await store.serverKey(named: "other-key", make: { [UInt8](repeating: 0xEE, count: 32) }) == [UInt8](repeating: 0xEE, count: 32))
         }
     }
 
@@ -139,7 +178,6 @@ struct StoreTests {
             try await store.addCredential(Self.credential([2], account: account.id))
             let now = Date()
             try await store.insertSession(NewSession(tokenHash: [1, 1], accountId: account.id, credentialId: nil, createdAt: now, expiresAt: now + 60))
-            try await store.insertCeremony(CeremonyRecord(challenge: [8], kind: .addPasskey, accountId: account.id, userHandle: account.userHandle, displayName: "x", expiresAt: now + 60))
             #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now) == account.id)
             #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now + 61) == nil)
             #expect(try await store.deleteCredential(id: [2], accountId: "someone-else", keepingSession: []) == .notFound)
@@ -149,22 +187,15 @@ struct StoreTests {
             #expect(try await store.account(id: account.id) == nil)
             #expect(try await store.credential(id: [1]) == nil)
             #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now) == nil)
-            #expect(try await store.consumeCeremony(challenge: [8], now: now) == nil)
         }
     }
 
-    /// A stored account with one credential, whose counter stands at `signCount`, and a login ceremony for
-    /// each of `challenges`, expiring five minutes after `now`.
-    static func loginReady(
-        _ store: Store, credentialId: UInt8, signCount: UInt32, challenges: [UInt8], now: Date
-    ) async throws -> AccountRecord {
+    /// A stored account with one credential, whose counter stands at `signCount`.
+    static func loginReady(_ store: Store, credentialId: UInt8, signCount: UInt32) async throws -> AccountRecord {
         let account = Self.account()
         var credential = Self.credential([credentialId], account: account.id)
         credential.signCount = signCount
         try await store.createAccount(account, credential: credential)
-        for challenge in challenges {
-            try await store.insertCeremony(CeremonyRecord(challenge: [challenge], kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now + 300))
-        }
         return account
     }
 
@@ -177,15 +208,14 @@ struct StoreTests {
         }
     }
 
-    @Test("a login's transaction: challenge consumed by every outcome, counter moved, session stored", arguments: Backends.all)
+    @Test("a login's transaction: a completed login marks its challenge, moves the counter and stores the session; any other outcome writes nothing", arguments: Backends.all)
     func finishLogin(backend: String) async throws {
         try await Backends.with(backend) { store in
             let now = Date()
-            let account = try await Self.loginReady(store, credentialId: 3, signCount: 5, challenges: [20, 21, 22, 23], now: now)
-            try await store.insertCeremony(CeremonyRecord(challenge: [24], kind: .registration, accountId: nil, userHandle: [1], displayName: "x", expiresAt: now + 300))
+            let account = try await Self.loginReady(store, credentialId: 3, signCount: 5)
 
             // The decision sees the stored credential and its account.
-            let seen = try await store.finishLogin(challenge: [20], credentialId: [3], now: now) { record, owner in
+            let seen = try await store.finishLogin(challenge: Self.used(20, now: now), credentialId: [3]) { record, owner in
                 #expect(record.signCount == 5 && owner.id == account.id)
                 return Self.accept(6, token: 1, now: now)(record, owner)
             }
@@ -196,32 +226,25 @@ struct StoreTests {
             #expect(stored?.signCount == 6)
             #expect(stored?.backupState == true)
             #expect(stored?.lastUsedAt != nil)
+            #expect(try await store.usedChallengeCount() == 1)
 
             // The same challenge again: nothing more is written.
-            let again = try await store.finishLogin(challenge: [20], credentialId: [3], now: now, decide: Self.accept(7, token: 2, now: now))
+            let again = try await store.finishLogin(challenge: Self.used(20, now: now), credentialId: [3], decide: Self.accept(7, token: 2, now: now))
             guard case .unknownChallenge = again else { Issue.record("expected unknownChallenge, got \(again)"); return }
             #expect(try await store.sessionAccount(tokenHash: [2], now: now) == nil)
 
-            // A rejected response and an unknown credential use up their challenges as well.
-            let rejected = try await store.finishLogin(challenge: [21], credentialId: [3], now: now) { _, _ in
+            // A rejected response and an unknown credential write nothing: not even the challenge's mark,
+            // so an anonymous caller cannot make the server store anything without a valid passkey.
+            let rejected = try await store.finishLogin(challenge: Self.used(21, now: now), credentialId: [3]) { _, _ in
                 .reject(APIError(.unauthorized, "bad_signature", "no"))
             }
             guard case .rejected(let error) = rejected else { Issue.record("expected rejected, got \(rejected)"); return }
             #expect(error.code == "bad_signature")
-            let unknown = try await store.finishLogin(challenge: [22], credentialId: [99], now: now, decide: Self.accept(7, token: 3, now: now))
+            let unknown = try await store.finishLogin(challenge: Self.used(22, now: now), credentialId: [99], decide: Self.accept(7, token: 3, now: now))
             guard case .unknownCredential = unknown else { Issue.record("expected unknownCredential, got \(unknown)"); return }
-            for used: UInt8 in [21, 22] {
-                #expect(try await store.consumeCeremony(challenge: [used], now: now) == nil)
-            }
+            #expect(try await store.usedChallengeCount() == 1)
             #expect(try await store.credential(id: [3])?.signCount == 6)
 
-            // An expired challenge, and a registration challenge presented at login, are not login challenges.
-            let late = try await store.finishLogin(challenge: [23], credentialId: [3], now: now + 301, decide: Self.accept(7, token: 4, now: now))
-            guard case .unknownChallenge = late else { Issue.record("expected unknownChallenge, got \(late)"); return }
-            let wrongKind = try await store.finishLogin(challenge: [24], credentialId: [3], now: now, decide: Self.accept(7, token: 5, now: now))
-            guard case .unknownChallenge = wrongKind else { Issue.record("expected unknownChallenge, got \(wrongKind)"); return }
-            #expect(try await store.sessionAccount(tokenHash: [4], now: now) == nil)
-            #expect(try await store.sessionAccount(tokenHash: [5], now: now) == nil)
         }
     }
 
@@ -229,11 +252,11 @@ struct StoreTests {
     func finishLoginOnce(backend: String) async throws {
         try await Backends.with(backend) { store in
             let now = Date()
-            _ = try await Self.loginReady(store, credentialId: 4, signCount: 0, challenges: [30], now: now)
+            _ = try await Self.loginReady(store, credentialId: 4, signCount: 0)
             let completed = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<50 {
                     group.addTask {
-                        let outcome = try await store.finishLogin(challenge: [30], credentialId: [4], now: now, decide: Self.accept(0, token: UInt8(index), now: now))
+                        let outcome = try await store.finishLogin(challenge: Self.used(30, now: now), credentialId: [4], decide: Self.accept(0, token: UInt8(index), now: now))
                         if case .completed = outcome { return true }
                         return false
                     }
@@ -258,7 +281,7 @@ struct StoreTests {
         }
     }
 
-    @Test("a version-1 SQLite database upgrades: sessions and ceremonies keep their rows in clustered tables")
+    @Test("a version-1 SQLite database upgrades: sessions keep their rows in a clustered table, pending ceremonies give way to sealed challenges")
     func upgradeFromVersionOne() async throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-upgrade-\(UUID().uuidString).sqlite")
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) } }
@@ -294,13 +317,12 @@ struct StoreTests {
             // Version 3's columns: the old credential is not attestation-verified, the old session has no passkey.
             #expect(try await store.credential(id: [7])?.attestationVerified == false)
             #expect(try await store.sessionAccount(tokenHash: [7, 7], now: now) == account.id)
-            #expect(try await store.consumeCeremony(challenge: [7, 8], now: now)?.kind == .login)
             let definitions = try await connections.withConnection { db in
-                try await db.raw("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'ceremonies')").all()
-                    .map { try $0.decode(column: "sql", as: String.self) }
+                try await db.raw("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN ('sessions', 'ceremonies', 'used_challenges')").all()
+                    .map { (try $0.decode(column: "name", as: String.self), try $0.decode(column: "sql", as: String.self)) }
             }
-            #expect(definitions.count == 2)
-            #expect(definitions.allSatisfy { $0.hasSuffix("WITHOUT ROWID") })
+            #expect(definitions.map(\.0).sorted() == ["sessions", "used_challenges"], "version 4 drops the pending ceremonies")
+            #expect(definitions.allSatisfy { $0.1.hasSuffix("WITHOUT ROWID") })
             // Deleting the account still takes its sessions with it.
             try await store.deleteAccount(id: account.id)
             #expect(try await store.sessionAccount(tokenHash: [7, 7], now: now) == nil)

@@ -48,10 +48,6 @@ public struct ServerConfiguration: Sendable {
     /// `trustForwardedFor`, where every connection comes from the proxy. A browser opens at most six per
     /// host, so this leaves room for dozens of people behind one NAT.
     public var maxConnectionsPerClient = 256
-    /// Pending (started, unfinished) ceremonies kept at most; beyond it the ones that expire first are
-    /// dropped once a minute. A busy server's people finish within seconds, so this is room for
-    /// thousands of ceremonies a second while a flood of anonymous options calls stays bounded.
-    public var maxPendingCeremonies = 100_000
 
     public init() {}
 
@@ -96,7 +92,6 @@ public struct ServerConfiguration: Sendable {
         guard maxConnectionsPerClient >= 0 else {
             throw Invalid(description: "the per-client connection limit must be 0 (none) or a number of connections, not \(maxConnectionsPerClient)")
         }
-        guard maxPendingCeremonies >= 1 else { throw Invalid(description: "the pending-ceremony limit must be at least 1, not \(maxPendingCeremonies)") }
         guard (0...256).contains(threads) else { throw Invalid(description: "the number of threads must be between 1 and 256 (0: one per core), not \(threads)") }
     }
 

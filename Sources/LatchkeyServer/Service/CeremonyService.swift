@@ -5,10 +5,12 @@ import WebAuthn
 /// The two ceremonies of DESIGN §1 — registration (a new account, or another passkey for one) and
 /// login — from options to a verified credential and a session.
 ///
-/// The challenge is the ceremony's handle: it is stored when options are issued and consumed by one
-/// atomic statement when the response comes back, so it works once, on any instance, within its lifetime.
+/// The challenge is the ceremony: what the finish needs is sealed inside it (`ChallengeSealer`), so
+/// options write nothing and any instance can finish what another started. A challenge completes one
+/// ceremony at most: the completing transaction records its digest, within its lifetime.
 struct CeremonyService: Sendable {
     let store: Store
+    let sealer: ChallengeSealer
     let configuration: ServerConfiguration
     let sessions: SessionService
     let metrics: CeremonyMetrics
@@ -16,8 +18,12 @@ struct CeremonyService: Sendable {
     /// Derived from the configuration once, not on every verification.
     private let relyingParty: RelyingParty
 
-    init(store: Store, configuration: ServerConfiguration, sessions: SessionService, metrics: CeremonyMetrics, now: @escaping @Sendable () -> Date) {
+    init(
+        store: Store, sealer: ChallengeSealer, configuration: ServerConfiguration, sessions: SessionService, metrics: CeremonyMetrics,
+        now: @escaping @Sendable () -> Date
+    ) {
         self.store = store
+        self.sealer = sealer
         self.configuration = configuration
         self.sessions = sessions
         self.metrics = metrics
@@ -33,10 +39,8 @@ struct CeremonyService: Sendable {
     func registrationOptions(displayName: String) async throws -> PublicKeyCredentialCreationOptionsJSON {
         let name = try InputRules.displayName(displayName)
         let userHandle = RandomBytes.make(64)
-        let challenge = RandomBytes.make(32)
-        try await store.insertCeremony(CeremonyRecord(
-            challenge: challenge, kind: .registration, accountId: nil, userHandle: userHandle, displayName: name,
-            expiresAt: now() + configuration.ceremonyTTL))
+        let challenge = sealer.seal(PendingCeremony(
+            kind: .registration, accountId: nil, userHandle: userHandle, displayName: name, expiresAt: now() + configuration.ceremonyTTL))
         metrics.started(.registration)
         return creationOptions(challenge: challenge, userHandle: userHandle, userName: name, displayName: name, exclude: [])
     }
@@ -45,10 +49,9 @@ struct CeremonyService: Sendable {
         guard let account = try await store.account(id: accountId) else { throw APIError.notAuthenticated }
         let existing = try await store.credentials(accountId: accountId)
         let passkeyName = try name.map(InputRules.passkeyName) ?? "Passkey \(existing.count + 1)"
-        let challenge = RandomBytes.make(32)
-        try await store.insertCeremony(CeremonyRecord(
-            challenge: challenge, kind: .addPasskey, accountId: accountId, userHandle: account.userHandle,
-            displayName: passkeyName, expiresAt: now() + configuration.ceremonyTTL))
+        let challenge = sealer.seal(PendingCeremony(
+            kind: .addPasskey, accountId: accountId, userHandle: account.userHandle, displayName: passkeyName,
+            expiresAt: now() + configuration.ceremonyTTL))
         metrics.started(.addPasskey)
         return creationOptions(
             challenge: challenge, userHandle: account.userHandle, userName: account.displayName, displayName: account.displayName,
@@ -78,7 +81,7 @@ struct CeremonyService: Sendable {
     /// token: adding a passkey needs the same account that asked for the options.
     func verifyRegistration(_ credential: RegistrationResponseJSON, sessionAccountId: String?) async throws -> RegistrationOutcome {
         let challenge = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .registration)
-        guard let ceremony = try await store.consumeCeremony(challenge: challenge, now: now()), ceremony.kind != .login else {
+        guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind != .login else {
             metrics.failed(.registration, reason: APIError.unknownChallenge.code)
             throw APIError.unknownChallenge
         }
@@ -103,10 +106,11 @@ struct CeremonyService: Sendable {
             backupState: result.backupState, uvInitialized: result.userVerified,
             name: String((ceremony.displayName ?? "Passkey").prefix(64)), createdAt: created, lastUsedAt: nil,
             attestationVerified: result.trustPathVerified)
+        let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
         do {
             switch ceremony.kind {
             case .addPasskey:
-                try await store.addCredential(record)
+                try await store.addCredential(record, challenge: used)
                 metrics.succeeded(kind)
                 return .addedPasskey(record)
             default:
@@ -115,11 +119,14 @@ struct CeremonyService: Sendable {
                 }
                 let account = AccountRecord(
                     id: record.accountId, userHandle: userHandle, displayName: displayName, credo: "", createdAt: created, updatedAt: created)
-                try await store.createAccount(account, credential: record)
+                try await store.createAccount(account, credential: record, challenge: used)
                 let token = try await sessions.create(accountId: account.id, credentialId: record.id)
                 metrics.succeeded(kind)
                 return .newAccount(token: token, account: account)
             }
+        } catch Store.Failure.challengeUsed {
+            metrics.failed(kind, reason: APIError.unknownChallenge.code)
+            throw APIError.unknownChallenge
         } catch Store.Failure.duplicate {
             // §7.1 step 27: a credential id may be registered only once.
             metrics.failed(kind, reason: "credential_exists")
@@ -130,10 +137,9 @@ struct CeremonyService: Sendable {
     // MARK: Login
 
     func loginOptions() async throws -> PublicKeyCredentialRequestOptionsJSON {
-        let challenge = RandomBytes.make(32)
-        try await store.insertCeremony(CeremonyRecord(
-            challenge: challenge, kind: .login, accountId: nil, userHandle: nil, displayName: nil,
-            expiresAt: now() + configuration.ceremonyTTL))
+        // No database work at all: the challenge carries its kind and expiry, sealed.
+        let challenge = sealer.seal(PendingCeremony(
+            kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now() + configuration.ceremonyTTL))
         metrics.started(.login)
         // Discoverable login: an empty allowCredentials tells no caller which credential ids exist.
         return PublicKeyCredentialRequestOptionsJSON(
@@ -143,14 +149,14 @@ struct CeremonyService: Sendable {
 
     func verifyLogin(_ credential: AuthenticationResponseJSON) async throws -> (token: SessionToken, account: AccountRecord) {
         let challenge = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
+        guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind == .login else { throw failed(APIError.unknownChallenge) }
         guard let credentialId = Base64URL.decode(credential.rawId), !credentialId.isEmpty else {
-            // Consumed all the same: a failed finish is final.
-            _ = try await store.consumeCeremony(challenge: challenge, now: now())
             throw failed(APIError(.unauthorized, "malformed_credential", "§7.2 step 3: credential member rawId is malformed: not base64url"))
         }
         // Made up front so that the decision inside the transaction stays a pure function of what it reads.
         let token = SessionToken.generate()
-        let outcome = try await store.finishLogin(challenge: challenge, credentialId: credentialId, now: now()) { record, account in
+        let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
+        let outcome = try await store.finishLogin(challenge: used, credentialId: credentialId) { record, account in
             do throws(WebAuthnError) {
                 let stored = try StoredCredential(
                     id: record.id, publicKeyCOSE: record.publicKey, signCount: record.signCount,

@@ -31,22 +31,6 @@ struct CredentialRecord: Sendable, Equatable {
     var attestationVerified = false
 }
 
-/// A pending ceremony, found by its challenge.
-struct CeremonyRecord: Sendable, Equatable {
-    enum Kind: String, Sendable {
-        case registration
-        case login
-        case addPasskey = "add_passkey"
-    }
-
-    let challenge: [UInt8]
-    let kind: Kind
-    let accountId: String?
-    let userHandle: [UInt8]?
-    /// The new account's display name (registration) or the new passkey's name (add_passkey).
-    let displayName: String?
-    let expiresAt: Date
-}
 
 /// What a verified login writes besides consuming its challenge: the credential's new state (the counter
 /// moves only from the value the verification compared against) and the session it opens.

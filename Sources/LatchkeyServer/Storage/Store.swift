@@ -9,42 +9,45 @@ struct Store: Sendable {
     enum Failure: Error, Equatable {
         /// A unique key already exists (credential id registered twice).
         case duplicate
+        /// The ceremony's challenge already completed a ceremony.
+        case challengeUsed
+        /// A server key was neither there nor insertable (never expected: the insert ignores conflicts).
+        case missingServerKey
     }
 
-    // MARK: Ceremonies
+    // MARK: Challenges and keys
 
-    func insertCeremony(_ ceremony: CeremonyRecord) async throws {
+    /// Records that a challenge completed its ceremony: true the first time, false when it already had
+    /// (on both databases a racing second insert waits for the first to commit, then finds it). Runs
+    /// inside the ceremony's own transaction, so the mark and the ceremony's writes commit together.
+    private static func useChallenge(_ challenge: UsedChallenge, on db: any SQLDatabase) async throws -> Bool {
+        try await db.first(StoreQuery(SQL.useChallenge, .blob(challenge.digest), .milliseconds(challenge.expiresAt))) != nil
+    }
+
+    /// Removes the marks of challenges that have expired (an expired challenge no longer opens).
+    func purgeUsedChallenges(now: Date) async throws {
         try await connections.withConnection { db in
-            try await db.run(StoreQuery(
-                SQL.insertCeremony, .blob(ceremony.challenge), .text(ceremony.kind.rawValue), .text(ceremony.accountId),
-                .blob(ceremony.userHandle), .text(ceremony.displayName), .milliseconds(ceremony.expiresAt)))
+            try await db.run(StoreQuery(SQL.purgeUsedChallenges, .milliseconds(now)))
         }
     }
 
-    /// Removes the ceremony and returns it, in one statement: of any number of concurrent callers with the
-    /// same challenge, exactly one gets it. Expired ceremonies are consumed too, and reported as absent.
-    func consumeCeremony(challenge: [UInt8], now: Date) async throws -> CeremonyRecord? {
-        try await connections.withConnection { db in try await Self.consumeCeremony(challenge: challenge, now: now, on: db) }
-    }
-
-    private static func consumeCeremony(challenge: [UInt8], now: Date, on db: any SQLDatabase) async throws -> CeremonyRecord? {
-        try await db.first(StoreQuery(SQL.consumeCeremony, .blob(challenge))).flatMap { try ceremony(challenge: challenge, from: $0, now: now) }
-    }
-
-    func purgeExpiredCeremonies(now: Date) async throws {
+    /// How many completed challenges are remembered: the only per-ceremony state the server keeps.
+    func usedChallengeCount() async throws -> Int {
         try await connections.withConnection { db in
-            try await db.run(StoreQuery(SQL.purgeCeremonies, .milliseconds(now)))
+            try await db.first(StoreQuery(SQL.countUsedChallenges))?.decode(column: "n", as: Int.self) ?? 0
         }
     }
 
-    /// Keeps at most `limit` pending ceremonies (about: ceremonies that share the cut-off's expiry go
-    /// together), dropping those that expire first. Returns how many went.
-    @discardableResult
-    func trimCeremonies(keeping limit: Int) async throws -> Int {
-        try await connections.transaction { db in
-            guard let row = try await db.first(StoreQuery(SQL.ceremonyCutoff, .integer(Int64(limit)))) else { return 0 }
-            let cutoff = try row.decode(column: "expires_at", as: Int64.self)
-            return try await db.all(StoreQuery(SQL.trimCeremonies, .integer(cutoff))).count
+    /// The server key called `name`, made by `make` the first time any instance asks: of instances that
+    /// start together, the first insert wins and every one reads the same key back.
+    func serverKey(named name: String, make: () -> [UInt8]) async throws -> [UInt8] {
+        let fresh = make()
+        return try await connections.withConnection { db in
+            try await db.run(StoreQuery(SQL.insertServerKey, .text(name), .blob(fresh), .milliseconds(Date())))
+            guard let row = try await db.first(StoreQuery(SQL.serverKey, .text(name))) else {
+                throw Failure.missingServerKey
+            }
+            return [UInt8](try row.decode(column: "secret", as: Data.self))
         }
     }
 
@@ -57,9 +60,11 @@ struct Store: Sendable {
 
     // MARK: Accounts and credentials
 
-    /// The account and its first credential, together or not at all.
-    func createAccount(_ account: AccountRecord, credential: CredentialRecord) async throws {
+    /// The account and its first credential, together or not at all; with `challenge`, only if that
+    /// challenge has not completed a ceremony yet (`Failure.challengeUsed`), and marked in the same commit.
+    func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge? = nil) async throws {
         try await connections.transaction { db in
+            if let challenge, try await !Self.useChallenge(challenge, on: db) { throw Failure.challengeUsed }
             try await db.run(StoreQuery(
                 SQL.insertAccount, .text(account.id), .blob(account.userHandle), .text(account.displayName), .text(account.credo),
                 .milliseconds(account.createdAt), .milliseconds(account.updatedAt)))
@@ -67,8 +72,11 @@ struct Store: Sendable {
         }
     }
 
-    func addCredential(_ credential: CredentialRecord) async throws {
-        try await connections.transaction { db in try await insert(credential, on: db) }
+    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge? = nil) async throws {
+        try await connections.transaction { db in
+            if let challenge, try await !Self.useChallenge(challenge, on: db) { throw Failure.challengeUsed }
+            try await insert(credential, on: db)
+        }
     }
 
     private func insert(_ c: CredentialRecord, on db: any SQLDatabase) async throws {
@@ -144,7 +152,7 @@ struct Store: Sendable {
     enum LoginOutcome: Sendable {
         /// The session is stored; the writes are what `decide` accepted.
         case completed(AccountRecord, LoginWrites)
-        /// No pending login ceremony has this challenge (never issued, expired, or already used).
+        /// The challenge already completed a login.
         case unknownChallenge
         case unknownCredential
         case rejected(APIError)
@@ -152,32 +160,41 @@ struct Store: Sendable {
         case signCountMoved
     }
 
-    /// A login's database work in one transaction (one commit): the challenge is consumed first, by one
+    /// A login's database work in one transaction (one commit): the challenge is marked used first, by one
     /// atomic statement, so of any number of concurrent finishes exactly one gets past it; the credential
     /// and its account are read; `decide` verifies the assertion against them; an accepted login moves the
-    /// counter — only from the value `decide` saw — and stores the session. Every outcome commits, so a
-    /// rejected response has used up its challenge too; only a database failure rolls back.
+    /// counter — only from the value `decide` saw — and stores the session. Any other outcome rolls the
+    /// transaction back: a response that fails writes nothing (an anonymous caller cannot make the server
+    /// store anything without a valid passkey), and its challenge stays usable until it expires.
     func finishLogin(
-        challenge: [UInt8], credentialId: [UInt8], now: Date,
+        challenge: UsedChallenge, credentialId: [UInt8],
         decide: @Sendable (CredentialRecord, AccountRecord) -> LoginDecision
     ) async throws -> LoginOutcome {
-        try await connections.transaction { db in
-            let ceremony = try await Self.consumeCeremony(challenge: challenge, now: now, on: db)
-            guard let ceremony, ceremony.kind == .login else { return .unknownChallenge }
-            guard let (credential, account) = try await Self.credentialWithAccount(id: credentialId, on: db) else { return .unknownCredential }
-            let writes: LoginWrites
-            switch decide(credential, account) {
-            case .reject(let error): return .rejected(error)
-            case .accept(let accepted): writes = accepted
+        do {
+            return try await connections.transaction { db in
+                guard try await Self.useChallenge(challenge, on: db) else { throw Unfinished(outcome: .unknownChallenge) }
+                guard let (credential, account) = try await Self.credentialWithAccount(id: credentialId, on: db) else {
+                    throw Unfinished(outcome: .unknownCredential)
+                }
+                let writes: LoginWrites
+                switch decide(credential, account) {
+                case .reject(let error): throw Unfinished(outcome: .rejected(error))
+                case .accept(let accepted): writes = accepted
+                }
+                let moved = try await db.first(StoreQuery(
+                    SQL.recordLogin, .integer(Int64(writes.signCount)), .integer(writes.backupState), .integer(writes.userVerified),
+                    .milliseconds(writes.session.createdAt), .blob(credential.id), .integer(Int64(credential.signCount))))
+                guard moved != nil else { throw Unfinished(outcome: .signCountMoved) }
+                try await Self.insert(writes.session, on: db)
+                return .completed(account, writes)
             }
-            let moved = try await db.first(StoreQuery(
-                SQL.recordLogin, .integer(Int64(writes.signCount)), .integer(writes.backupState), .integer(writes.userVerified),
-                .milliseconds(writes.session.createdAt), .blob(credential.id), .integer(Int64(credential.signCount))))
-            guard moved != nil else { return .signCountMoved }
-            try await Self.insert(writes.session, on: db)
-            return .completed(account, writes)
+        } catch let unfinished as Unfinished {
+            return unfinished.outcome
         }
     }
+
+    /// Carries a login's outcome out of its transaction by throwing, which rolls the transaction back.
+    private struct Unfinished: Error { let outcome: LoginOutcome }
 
     func renameCredential(id: [UInt8], accountId: String, name: String) async throws -> CredentialRecord? {
         try await connections.withConnection { db in
@@ -249,15 +266,6 @@ struct Store: Sendable {
     // MARK: Row decoding
 
     /// A ceremony row; nil when it expired (an expired ceremony is treated as absent) or has an unknown kind.
-    private static func ceremony(challenge: [UInt8], from row: any SQLRow, now: Date) throws -> CeremonyRecord? {
-        let expiresAt = Timestamp.date(try row.decode(column: "expires_at", as: Int64.self))
-        guard expiresAt > now, let kind = CeremonyRecord.Kind(rawValue: try row.decode(column: "kind", as: String.self)) else { return nil }
-        return CeremonyRecord(
-            challenge: challenge, kind: kind, accountId: try row.decode(column: "account_id", as: String?.self),
-            userHandle: try row.decode(column: "user_handle", as: Data?.self).map { Array($0) },
-            displayName: try row.decode(column: "display_name", as: String?.self), expiresAt: expiresAt)
-    }
-
     private static func account(from row: any SQLRow) throws -> AccountRecord {
         AccountRecord(
             id: try row.decode(column: "id", as: String.self),

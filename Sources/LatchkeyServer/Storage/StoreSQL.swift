@@ -1,18 +1,16 @@
 /// Every statement the store runs, each parsed once. The SQL is the same on SQLite and PostgreSQL.
 enum SQL {
-    // MARK: Ceremonies
+    // MARK: Challenges and keys
 
-    static let insertCeremony = StoreStatement("""
-        INSERT INTO ceremonies (challenge, kind, account_id, user_handle, display_name, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
+    static let useChallenge = StoreStatement("""
+        INSERT INTO used_challenges (digest, expires_at) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING RETURNING digest
         """)
-    static let consumeCeremony = StoreStatement("""
-        DELETE FROM ceremonies WHERE challenge = $1 RETURNING kind, account_id, user_handle, display_name, expires_at
+    static let purgeUsedChallenges = StoreStatement("DELETE FROM used_challenges WHERE expires_at <= $1")
+    static let countUsedChallenges = StoreStatement("SELECT count(*) AS n FROM used_challenges")
+    static let insertServerKey = StoreStatement("""
+        INSERT INTO server_keys (name, secret, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING
         """)
-    static let purgeCeremonies = StoreStatement("DELETE FROM ceremonies WHERE expires_at <= $1")
-    static let trimCeremonies = StoreStatement("DELETE FROM ceremonies WHERE expires_at <= $1 RETURNING challenge")
-    /// The expiry of the newest ceremony beyond the first $1 (newest first): with the expiry index, a walk
-    /// of at most $1 index entries; no row when there are not that many.
-    static let ceremonyCutoff = StoreStatement("SELECT expires_at FROM ceremonies ORDER BY expires_at DESC LIMIT 1 OFFSET $1")
+    static let serverKey = StoreStatement("SELECT secret FROM server_keys WHERE name = $1")
 
     // MARK: Accounts
 
@@ -28,7 +26,6 @@ enum SQL {
     /// opened without them).
     static let deleteAccount = [
         StoreStatement("DELETE FROM sessions WHERE account_id = $1"),
-        StoreStatement("DELETE FROM ceremonies WHERE account_id = $1"),
         StoreStatement("DELETE FROM credentials WHERE account_id = $1"),
         StoreStatement("DELETE FROM accounts WHERE id = $1"),
     ]

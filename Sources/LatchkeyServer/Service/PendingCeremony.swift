@@ -1,0 +1,28 @@
+import Foundation
+
+/// What a ceremony needs to remember between its options and its response: which ceremony it is, for
+/// whom, and until when. It travels sealed inside the challenge (`ChallengeSealer`), so issuing options
+/// stores nothing; only a ceremony that completes leaves a row (`UsedChallenge`).
+struct PendingCeremony: Sendable, Equatable {
+    enum Kind: UInt8, Sendable {
+        case registration = 1
+        case addPasskey = 2
+        case login = 3
+    }
+
+    let kind: Kind
+    /// The account that asked to add a passkey (adding one needs the same account at the finish).
+    let accountId: String?
+    /// A new account's user handle, chosen at options time and given to the authenticator then.
+    let userHandle: [UInt8]?
+    /// A new account's display name, or the name of the passkey being added.
+    let displayName: String?
+    let expiresAt: Date
+}
+
+/// A challenge that completed a ceremony, kept until the challenge would have expired anyway so that it
+/// cannot complete a second one. Only a digest of the challenge is stored.
+struct UsedChallenge: Sendable, Equatable {
+    let digest: [UInt8]
+    let expiresAt: Date
+}
