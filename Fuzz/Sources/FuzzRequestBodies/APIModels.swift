@@ -1,0 +1,1 @@
+../../../Sources/LatchkeyServer/HTTP/APIModels.swift

@@ -1,0 +1,1 @@
+../../../Sources/LatchkeyServer/Service/InputRules.swift

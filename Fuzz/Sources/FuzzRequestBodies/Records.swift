@@ -1,0 +1,1 @@
+../../../Sources/LatchkeyServer/Storage/Records.swift

@@ -1,0 +1,57 @@
+import Foundation
+import FuzzSupport
+
+/// The server's request-body decoders: `RequestBody.decode` (the strict parser, then the type's own
+/// reader) for every `JSONReadable` body of the API, then the field rules the controllers apply to what
+/// decoded. This target compiles the server's own files for these (APIModels, RequestBody, APIError,
+/// InputRules, Records; symlinked here) without Hummingbird, so the bodies are fuzzed as the server reads
+/// them without building the HTTP stack.
+///
+/// The first byte picks the body type, the rest is the body. What must hold is what keeps every answer a
+/// 4xx: a body is refused only with a 400 `APIError`, and a decoded field only with a 422 `APIError`.
+enum RequestBodiesFuzzTarget {
+    static func run(_ bytes: [UInt8]) {
+        guard let selector = bytes.first else { return }
+        let body = Data(bytes.dropFirst())
+        switch selector % 5 {
+        case 0:
+            guard let request = decode(RegistrationOptionsRequest.self, body) else { return }
+            if let name = request.displayName { checkRule { try InputRules.displayName(name) } }
+            if let name = request.name { checkRule { try InputRules.passkeyName(name) } }
+        case 1:
+            guard let request = decode(RegistrationVerifyRequest.self, body) else { return }
+            _ = InputRules.transports(request.credential.response.transports ?? [])
+        case 2:
+            _ = decode(LoginVerifyRequest.self, body)
+        case 3:
+            guard let request = decode(AccountUpdateRequest.self, body) else { return }
+            if let name = request.displayName { checkRule { try InputRules.displayName(name) } }
+            if let credo = request.credo { checkRule { try InputRules.credo(credo) } }
+        default:
+            guard let request = decode(RenamePasskeyRequest.self, body) else { return }
+            checkRule { try InputRules.passkeyName(request.name) }
+        }
+    }
+
+    private static func decode<T: JSONReadable>(_ bodyType: T.Type, _ body: Data) -> T? {
+        do {
+            return try RequestBody.decode(bodyType, from: body)
+        } catch let error as APIError {
+            fuzzCheck(error.kind == .badRequest, "\(T.self): a body refused with \(error.kind), not 400")
+        } catch {
+            fuzzCheck(false, "\(T.self): a body refused with \(type(of: error)), which the server answers with 500")
+        }
+        return nil
+    }
+
+    private static func checkRule(_ rule: () throws -> String) {
+        do {
+            let accepted = try rule()
+            fuzzCheck(accepted.utf8.count <= InputRules.textBytes, "a rule accepted \(accepted.utf8.count) bytes")
+        } catch let error as APIError {
+            fuzzCheck(error.kind == .invalidField, "a field refused with \(error.kind), not 422")
+        } catch {
+            fuzzCheck(false, "a field refused with \(type(of: error)), which the server answers with 500")
+        }
+    }
+}
