@@ -206,7 +206,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("13: a database failure is a 500 that says nothing about the database")
+    @Test("13: a database that cannot be reached is a 503 database_unavailable that says nothing else about it")
     func databaseErrorsStayInside() async throws {
         try await TestServer.withApplication { api, latchkey in
             let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
@@ -215,9 +215,10 @@ struct PriorArtWeaknessTests {
                 try await api.send(.get, "/api/account", token: session.token),
                 try await api.send(.get, "/api/account/passkeys", token: session.token),
             ] {
-                #expect(reply.status == .internalServerError)
-                #expect(reply.errorCode == "internal_error")
-                for leak in ["sqlite", "SQL", "closed", "database", "statement"] {
+                #expect(reply.status == .serviceUnavailable)
+                #expect(reply.errorCode == "database_unavailable")
+                #expect(reply.headers[.retryAfter] == "2")
+                for leak in ["sqlite", "SQL", "closed", "statement", "pool", "misuse"] {
                     #expect(!reply.text.localizedCaseInsensitiveContains(leak), "\(reply.text)")
                 }
             }

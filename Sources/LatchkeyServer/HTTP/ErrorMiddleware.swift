@@ -3,8 +3,9 @@ import NIOCore
 import Logging
 
 /// Turns every error into the API's JSON error shape, and logs each request (method, path, status,
-/// duration — never headers, bodies, tokens or challenges). Unknown errors become a 500 whose body says
-/// nothing about the cause; the cause goes to the log.
+/// duration — never headers, bodies, tokens or challenges). A database that cannot be reached is a 503
+/// `database_unavailable` (every unit of work is one transaction, so nothing was half-done); other
+/// unknown errors become a 500 whose body says nothing about the cause; the cause goes to the log.
 struct ErrorAndLogMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -19,6 +20,9 @@ struct ErrorAndLogMiddleware: RouterMiddleware {
             response = try Self.apiError(for: error).response(from: request, context: context)
         } catch is NIOTooManyBytesError {
             response = try APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.").response(from: request, context: context)
+        } catch where DatabaseAvailability.isUnavailable(error) {
+            context.logger.warning("database unavailable", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            response = try APIError.databaseUnavailable.response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))", "detail": "\(error)"])
             response = try APIError(.internalError, "internal_error", "The server could not complete this request.").response(from: request, context: context)

@@ -56,10 +56,14 @@ extension APIError: HTTPResponseError {
         case .invalidField: .unprocessableContent
         case .rateLimited: .tooManyRequests
         case .internalError: .internalServerError
+        case .unavailable: .serviceUnavailable
         }
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        try JSONResponse.make(status, ErrorBody(error: .init(code: code, message: message)))
+        var response = try JSONResponse.make(status, ErrorBody(error: .init(code: code, message: message)))
+        // A database that is restarting is back within seconds; clients and proxies may retry then.
+        if kind == .unavailable { response.headers[.retryAfter] = "2" }
+        return response
     }
 }

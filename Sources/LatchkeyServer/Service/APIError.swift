@@ -23,6 +23,8 @@ struct APIError: Error, Sendable, Equatable {
         case rateLimited
         /// 500: the server's own fault.
         case internalError
+        /// 503: a dependency (the database) cannot be reached right now; `Retry-After` says when to try.
+        case unavailable
     }
 
     let kind: Kind
@@ -39,4 +41,6 @@ struct APIError: Error, Sendable, Equatable {
     static let unknownChallenge = APIError(
         .unauthorized, "unknown_challenge", "The challenge is unknown, expired or already used; start the ceremony again.")
     static let unknownCredential = APIError(.notFound, "unknown_credential", "This passkey is not registered here.")
+    static let databaseUnavailable = APIError(
+        .unavailable, "database_unavailable", "The database cannot be reached right now; nothing was changed. Try again in a few seconds.")
 }

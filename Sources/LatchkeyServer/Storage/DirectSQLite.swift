@@ -16,6 +16,14 @@ import SQLKit
 final class DirectSQLite: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible {
         let description: String
+        /// SQLite's primary result code (SQLITE_MISUSE for a closed database).
+        var code: Int32 = SQLITE_ERROR
+
+        /// The database cannot do work right now — closed, locked past the busy time-out, an I/O error,
+        /// a full disk, a file that cannot be opened — as opposed to a statement that is wrong.
+        var isUnavailable: Bool {
+            [SQLITE_MISUSE, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_READONLY].contains(code)
+        }
     }
 
     private var handle: OpaquePointer?
@@ -36,7 +44,7 @@ final class DirectSQLite: @unchecked Sendable {
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close(db)
-            throw Failure(description: "unable to open database file \(path): \(message)")
+            throw Failure(description: "unable to open database file \(path): \(message)", code: SQLITE_CANTOPEN)
         }
         handle = db
         // WAL with synchronous NORMAL: a commit is a write to the log, synced at checkpoints; durable
@@ -66,7 +74,7 @@ final class DirectSQLite: @unchecked Sendable {
     /// Runs one of the store's statements; the caller holds `lock`. Its prepared form is found by the
     /// statement object's identity (the table keeps the object alive, so the identity is never reused).
     func run(_ statement: StoreStatement, values: [StoreValue], onRow: (any SQLRow) -> Void) throws {
-        guard let handle else { throw Failure(description: "the database is closed") }
+        guard let handle else { throw Failure(description: "the database is closed", code: SQLITE_MISUSE) }
         let key = ObjectIdentifier(statement)
         let prepared: PreparedStatement
         if let known = storeStatements[key] {
@@ -84,7 +92,7 @@ final class DirectSQLite: @unchecked Sendable {
 
     /// Runs a statement SQLKit serialized (migrations, tests); the caller holds `lock`.
     func run(_ sql: String, binds: [any Encodable & Sendable], onRow: (any SQLRow) -> Void) throws {
-        guard let handle else { throw Failure(description: "the database is closed") }
+        guard let handle else { throw Failure(description: "the database is closed", code: SQLITE_MISUSE) }
         let prepared: PreparedStatement
         if let known = statements[sql] {
             prepared = known
@@ -112,7 +120,9 @@ final class DirectSQLite: @unchecked Sendable {
         while true {
             let status = sqlite3_step(statement)
             if status == SQLITE_DONE { return }
-            guard status == SQLITE_ROW else { throw Failure(description: "step failed: \(String(cString: sqlite3_errmsg(handle)))") }
+            guard status == SQLITE_ROW else {
+                throw Failure(description: "step failed: \(String(cString: sqlite3_errmsg(handle)))", code: status & 0xFF)
+            }
             let values = (0..<Int32(prepared.columns.names.count)).map { SQLiteBinding.value(of: statement, column: $0) }
             onRow(DirectSQLiteRow(columns: prepared.columns, values: values))
         }
@@ -121,7 +131,7 @@ final class DirectSQLite: @unchecked Sendable {
     private func prepare(_ sql: String, on handle: OpaquePointer) throws -> PreparedStatement {
         var prepared: OpaquePointer?
         guard sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil) == SQLITE_OK, let prepared else {
-            throw Failure(description: "prepare failed: \(String(cString: sqlite3_errmsg(handle)))")
+            throw Failure(description: "prepare failed: \(String(cString: sqlite3_errmsg(handle)))", code: sqlite3_errcode(handle) & 0xFF)
         }
         let names = (0..<sqlite3_column_count(prepared)).map { String(cString: sqlite3_column_name(prepared, $0)) }
         return PreparedStatement(handle: prepared, columns: DirectSQLiteRow.Columns(names: names))
