@@ -24,7 +24,7 @@ public func buildApplication(
     poolLogger.logLevel = .critical
     let connections: DatabaseConnections
     do {
-        connections = try DatabaseConnections.open(configuration.database, logger: poolLogger)
+        connections = try DatabaseConnections.open(configuration.database, limits: configuration.databaseLimits, logger: poolLogger)
     } catch {
         throw ServerConfiguration.Invalid(description: "the database URL \(configuration.database) cannot be used")
     }

@@ -15,7 +15,7 @@ struct ServeCommand: AsyncParsableCommand {
             LATCHKEY_DATABASE, LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
             LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LATCHKEY_RATE_LIMIT, \
             LATCHKEY_TRUST_FORWARDED_FOR (true or false), LATCHKEY_IDLE_TIMEOUT (seconds), LATCHKEY_MAX_CONNECTIONS, \
-            LATCHKEY_MAX_CONNECTIONS_PER_CLIENT, \
+            LATCHKEY_MAX_CONNECTIONS_PER_CLIENT, LATCHKEY_DATABASE_POOL, LATCHKEY_DATABASE_TIMEOUT (seconds), \
             LATCHKEY_SIGN_COUNT, LOG_LEVEL (default info).
             """
     )
@@ -38,6 +38,10 @@ struct ServeCommand: AsyncParsableCommand {
     var rateLimit: Int?
     @Flag(name: .customLong("trust-forwarded-for"), help: "Behind a reverse proxy: count requests against the last X-Forwarded-For address.")
     var trustForwardedFor = false
+    @Option(name: .customLong("database-pool"), help: "PostgreSQL connections per instance (default 8).")
+    var databasePool: Int?
+    @Option(name: .customLong("database-timeout"), help: "Seconds a database operation may take before the request is a 503 (default 5).")
+    var databaseTimeout: Double?
     @Option(name: .customLong("idle-timeout"), help: "Seconds a connection may stay open without a complete request part (default 30; 0: none).")
     var idleTimeout: Int?
     @Option(name: .customLong("max-connections"), help: "Open connections in all (default 4096; 0: no limit).")
@@ -132,6 +136,13 @@ struct ServeCommand: AsyncParsableCommand {
         c.threads = try integer(threads, "LATCHKEY_THREADS") ?? c.threads
         c.rateLimit = try integer(rateLimit, "LATCHKEY_RATE_LIMIT") ?? c.rateLimit
         if let seconds = try integer(idleTimeout, "LATCHKEY_IDLE_TIMEOUT") { c.idleTimeout = TimeInterval(seconds) }
+        c.databasePoolSize = try integer(databasePool, "LATCHKEY_DATABASE_POOL") ?? c.databasePoolSize
+        if let seconds = databaseTimeout {
+            c.databaseTimeout = seconds
+        } else if let text = env["LATCHKEY_DATABASE_TIMEOUT"], !text.isEmpty {
+            guard let seconds = Double(text) else { throw .init(description: "LATCHKEY_DATABASE_TIMEOUT must be a number of seconds, not \"\(text)\"") }
+            c.databaseTimeout = seconds
+        }
         c.maxConnections = try integer(maxConnections, "LATCHKEY_MAX_CONNECTIONS") ?? c.maxConnections
         c.maxConnectionsPerClient = try integer(maxConnectionsPerClient, "LATCHKEY_MAX_CONNECTIONS_PER_CLIENT") ?? c.maxConnectionsPerClient
         if trustForwardedFor {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 @testable import LatchkeyServer
 
@@ -59,5 +60,29 @@ extension StoreTests {
                 #expect(try await store.credentials(accountId: account.id).count == 1)
             }
         }
+    }
+}
+
+extension StoreTests {
+    @Test("a unit of work past the database time-out ends at the time-out, its connection dropped; the pool goes on",
+          arguments: Backends.all.filter { $0 == "postgres" })
+    func databaseTimeout(backend: String) async throws {
+        let url = try #require(Backends.postgresURL)
+        // One connection: the next unit of work can only run if the stuck one's slot came back.
+        let connections = try DatabaseConnections.open(.postgres(url: url), limits: .init(poolSize: 1, timeout: 0.5), logger: Logger(label: "test"))
+        do {
+            let started = ContinuousClock.now
+            await #expect(throws: DatabaseConnections.TimedOut.self) {
+                try await connections.withConnection { db in try await db.raw("SELECT pg_sleep(5)").run() }
+            }
+            #expect(ContinuousClock.now - started < .seconds(3), "ended at the time-out, not when the query did")
+            #expect(DatabaseAvailability.isUnavailable(DatabaseConnections.TimedOut()), "a 503, not a 500")
+            let one = try await connections.withConnection { db in try await db.raw("SELECT 1 AS one").first()?.decode(column: "one", as: Int.self) }
+            #expect(one == 1)
+        } catch {
+            try? await connections.shutdown()
+            throw error
+        }
+        try await connections.shutdown()
     }
 }

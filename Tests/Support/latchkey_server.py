@@ -21,16 +21,27 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, *flags):
+    def __init__(self, *flags, database=None, env=None):
+        """`latchkey serve` with `flags`, on a temporary SQLite database unless `database` (a URL or
+        `sqlite:PATH`) names one; `env` adds environment variables."""
         self.port = free_port()
         self.url = f"http://localhost:{self.port}"
         self.origin = self.url
         self.directory = tempfile.TemporaryDirectory()
+        self.database = database or f"sqlite:{self.directory.name}/db.sqlite"
+        self.flags = flags
+        self.env = env
+        self.log = open(os.path.join(self.directory.name, "server.log"), "a")
+        self.start()
+
+    def start(self):
+        """Starts the process (again, after `kill`) on the same port and database, and waits until it
+        answers."""
         binary = os.environ.get("LATCHKEY_BIN", str(ROOT / ".build" / "debug" / "latchkey"))
-        self.log = open(os.path.join(self.directory.name, "server.log"), "w")
+        environment = dict(os.environ, **(self.env or {}))
         self.process = subprocess.Popen(
-            [binary, "serve", "--port", str(self.port), "--database", f"sqlite:{self.directory.name}/db.sqlite", *flags],
-            stdout=self.log, stderr=self.log,
+            [binary, "serve", "--port", str(self.port), "--database", self.database, *self.flags],
+            stdout=self.log, stderr=self.log, env=environment,
         )
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -38,9 +49,16 @@ class Server:
                 self.call("GET", "/healthz")
                 return
             except OSError:
+                if self.process.poll() is not None:
+                    break
                 time.sleep(0.1)
         self.stop()
         raise RuntimeError("latchkey serve did not start")
+
+    def kill(self):
+        """SIGKILL: no shutdown, no flush, as a crash or an out-of-memory kill would end it."""
+        self.process.kill()
+        self.process.wait(timeout=30)
 
     def call(self, method, path, body=None, token=None):
         """One API call; returns (status, decoded JSON body or None)."""
@@ -98,7 +116,8 @@ class Server:
         return self.process.poll() is None
 
     def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=30)
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
         self.log.close()
         self.directory.cleanup()

@@ -18,6 +18,11 @@ public struct ServerConfiguration: Sendable {
     public var rpName = "Latchkey"
     public var origins = ["http://localhost:8080"]
     public var database = DatabaseLocation.sqlite(path: "latchkey.sqlite")
+    /// PostgreSQL connections in all (per instance).
+    public var databasePoolSize = 8
+    /// Seconds a unit of database work may take, waiting for a connection included; past it the request
+    /// is a 503 `database_unavailable` and the connection is closed (PostgreSQL).
+    public var databaseTimeout: TimeInterval = 5
     public var sessionTTL: TimeInterval = 24 * 3600
     public var ceremonyTTL: TimeInterval = 5 * 60
     public var userVerification = RelyingParty.UserVerificationPolicy.required
@@ -85,6 +90,12 @@ public struct ServerConfiguration: Sendable {
             throw Invalid(description: "the challenge lifetime must be between 1 and \(Int(Self.maximumCeremonyTTL)) seconds (one hour), not \(ceremonyTTL)")
         }
         guard rateLimit >= 0 else { throw Invalid(description: "the rate limit must be 0 (none) or a number of requests per minute, not \(rateLimit)") }
+        guard (1...1000).contains(databasePoolSize) else {
+            throw Invalid(description: "the database pool must hold between 1 and 1000 connections, not \(databasePoolSize)")
+        }
+        guard databaseTimeout >= 0.1, databaseTimeout <= 600 else {
+            throw Invalid(description: "the database time-out must be between 0.1 and 600 seconds, not \(databaseTimeout)")
+        }
         guard idleTimeout >= 0, idleTimeout <= 3600 else {
             throw Invalid(description: "the idle time-out must be between 0 (none) and 3600 seconds, not \(idleTimeout)")
         }
@@ -96,6 +107,10 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// The connection bounds to apply, or nil when there are none.
+    var databaseLimits: DatabaseConnections.Limits {
+        DatabaseConnections.Limits(poolSize: databasePoolSize, timeout: databaseTimeout)
+    }
+
     var connectionLimiter: ConnectionLimiter? {
         let perClient = trustForwardedFor || maxConnectionsPerClient == 0 ? nil : maxConnectionsPerClient
         guard maxConnections > 0 || perClient != nil else { return nil }

@@ -11,6 +11,7 @@ struct ErrorAndLogMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
+        context.logger.debug("request start", metadata: ["method": "\(request.method.rawValue)", "path": "\(request.uri.path)"])
         let response: Response
         do {
             response = try await next(request, context)

@@ -12,7 +12,8 @@ enum DatabaseAvailability {
             return failure.isUnavailable
         case let failure as PSQLError:
             return isUnavailable(failure)
-        case is ConnectionPoolError, is ConnectionPoolTimeoutError, is NIOConnectionError, is ChannelError, is IOError:
+        case is DatabaseConnections.TimedOut, is ConnectionPoolError, is ConnectionPoolTimeoutError, is NIOConnectionError,
+             is ChannelError, is IOError:
             return true
         default:
             return false

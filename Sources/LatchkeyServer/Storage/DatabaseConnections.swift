@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresKit
@@ -16,21 +17,49 @@ enum SQLFlavor: Sendable {
 /// A pool of connections to one database, SQLite or PostgreSQL, behind one async interface: borrow a
 /// connection for a unit of work, or for a transaction.
 final class DatabaseConnections: Sendable {
+    /// How connections to PostgreSQL are pooled and how long a unit of work may take (SQLite has one
+    /// connection and its own busy time-out).
+    struct Limits: Sendable {
+        /// Connections to PostgreSQL in all, spread over the event loops.
+        var poolSize = 8
+        /// The longest a unit of work (a statement, or a whole transaction) may take, waiting for a
+        /// connection included. Past it the request ends with 503 `database_unavailable` and the
+        /// connection is closed rather than reused: a database that stopped answering mid-query (killed,
+        /// restarted, partitioned away) must not hold a request, or the server's shutdown, for ever.
+        var timeout: TimeInterval = 5
+
+        var timeAmount: TimeAmount { .milliseconds(Int64(timeout * 1000)) }
+    }
+
+    /// A unit of work ran out of time; the database is treated as unavailable.
+    struct TimedOut: Error {}
+
+    /// A borrowed connection: the database to run statements on, how to give it back, and how to close
+    /// it when it can no longer be trusted (a time-out struck in the middle of its work).
+    struct Borrowed: Sendable {
+        let database: any SQLDatabase
+        let release: @Sendable () -> Void
+        let discard: @Sendable () -> Void
+    }
+
     let flavor: SQLFlavor
-    private let borrow: @Sendable () async throws -> (database: any SQLDatabase, release: @Sendable () -> Void)
+    private let borrow: @Sendable () async throws -> Borrowed
     private let close: @Sendable () async throws -> Void
+    /// Nil for SQLite: its work never waits on a network.
+    private let timeout: TimeInterval?
 
     private init(
-        flavor: SQLFlavor,
-        borrow: @escaping @Sendable () async throws -> (database: any SQLDatabase, release: @Sendable () -> Void),
+        flavor: SQLFlavor, timeout: TimeInterval?,
+        borrow: @escaping @Sendable () async throws -> Borrowed,
         close: @escaping @Sendable () async throws -> Void
     ) {
         self.flavor = flavor
+        self.timeout = timeout
         self.borrow = borrow
         self.close = close
     }
 
-    static func open(_ location: DatabaseLocation, logger: Logger) throws -> DatabaseConnections {
+    static func open(_ location: DatabaseLocation, limits: Limits = Limits(), logger: Logger) throws -> DatabaseConnections {
         switch location {
         case .sqlite(let path):
             return try direct(path: path, logger: logger)
@@ -39,15 +68,21 @@ final class DatabaseConnections: Sendable {
         case .postgres(let url):
             // libpq spells the scheme postgresql://; PostgresKit knows it as postgres://.
             let normalized = url.hasPrefix("postgresql://") ? "postgres://" + url.dropFirst("postgresql://".count) : url
-            let configuration = try SQLPostgresConfiguration(url: normalized)
+            var configuration = try SQLPostgresConfiguration(url: normalized)
+            configuration.coreConfiguration.options.connectTimeout = limits.timeAmount
+            // AsyncKit pools per event loop; the singleton group has one loop per core.
+            let loops = System.coreCount
             let box = SendablePool(EventLoopGroupConnectionPool(
-                source: PostgresConnectionSource(sqlConfiguration: configuration), maxConnectionsPerEventLoop: 4,
-                logger: logger, on: MultiThreadedEventLoopGroup.singleton))
+                source: PostgresConnectionSource(sqlConfiguration: configuration),
+                maxConnectionsPerEventLoop: max(1, (limits.poolSize + loops - 1) / loops),
+                requestTimeout: limits.timeAmount, logger: logger, on: MultiThreadedEventLoopGroup.singleton))
             return DatabaseConnections(
-                flavor: .postgres,
+                flavor: .postgres, timeout: limits.timeout,
                 borrow: {
                     let connection = try await box.pool.requestConnection().get()
-                    return (connection.sql(queryLogLevel: nil), { box.pool.releaseConnection(connection) })
+                    return Borrowed(
+                        database: connection.sql(queryLogLevel: nil), release: { box.pool.releaseConnection(connection) },
+                        discard: { let _: EventLoopFuture<Void> = connection.close() })
                 },
                 close: { try await box.pool.shutdownAsync() })
         }
@@ -58,10 +93,10 @@ final class DatabaseConnections: Sendable {
         let connection = try DirectSQLite(path: path)
         let database = DirectSQLiteDatabase(connection: connection, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
         return DatabaseConnections(
-            flavor: .sqlite,
+            flavor: .sqlite, timeout: nil,
             borrow: {
                 await connection.lock.acquire()
-                return (database, { connection.lock.release() })
+                return Borrowed(database: database, release: { connection.lock.release() }, discard: {})
             },
             close: {
                 await connection.lock.acquire()
@@ -70,16 +105,44 @@ final class DatabaseConnections: Sendable {
             })
     }
 
-    /// Runs `body` on one borrowed connection.
-    func withConnection<R: Sendable>(_ body: (any SQLDatabase) async throws -> R) async throws -> R {
-        let (database, release) = try await borrow()
-        defer { release() }
-        return try await body(database)
+    /// Runs `body` on one borrowed connection, within the time-out. When it strikes, the request goes
+    /// on without the body (a 503): the connection is closed and handed back, so the pool drops it, and
+    /// the body is left to fail on the closed connection. Closing alone is not enough: a query issued on
+    /// a connection the server dropped at that very moment can wait for ever (seen with PostgreSQL
+    /// stopped hard under load), and with it the request and the server's graceful shutdown.
+    func withConnection<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        let borrowed = try await borrow()
+        guard let timeout else {
+            defer { borrowed.release() }
+            return try await body(borrowed.database)
+        }
+        let work = Task { try await body(borrowed.database) }
+        let first = NIOLockedValueBox(false)
+        let outcome: Result<R, any Error> = await withCheckedContinuation { continuation in
+            let finish: @Sendable (Result<R, any Error>) -> Void = { result in
+                guard first.withLockedValue({ done in defer { done = true }; return !done }) else { return }
+                continuation.resume(returning: result)
+            }
+            Task {
+                let result = await work.result
+                finish(result)
+            }
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
+                finish(.failure(TimedOut()))
+            }
+        }
+        if case .failure(let error) = outcome, error is TimedOut {
+            borrowed.discard()
+            work.cancel()
+        }
+        borrowed.release()
+        return try outcome.get()
     }
 
     /// Runs `body` in a transaction on one connection: committed when it returns, rolled back when it throws.
-    func transaction<R: Sendable>(_ body: (any SQLDatabase) async throws -> R) async throws -> R {
-        try await withConnection { database in
+    func transaction<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        try await withConnection { [flavor] database in
             try await database.run(StoreQuery(flavor == .sqlite ? SQL.beginImmediate : SQL.begin))
             do {
                 let result = try await body(database)

@@ -168,7 +168,7 @@ struct Store: Sendable {
     /// store anything without a valid passkey), and its challenge stays usable until it expires.
     func finishLogin(
         challenge: UsedChallenge, credentialId: [UInt8],
-        decide: @Sendable (CredentialRecord, AccountRecord) -> LoginDecision
+        decide: @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginDecision
     ) async throws -> LoginOutcome {
         do {
             return try await connections.transaction { db in
