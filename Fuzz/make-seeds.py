@@ -59,6 +59,19 @@ def cbor_item(data, i):
     return cbor_item(data, i)  # tag: the tagged item
 
 
+def collect_tokens(value, tokens):
+    """Member names and short strings of a JSON document (base64url payloads are left out)."""
+    if isinstance(value, dict):
+        for key, member in value.items():
+            tokens.add(key)
+            collect_tokens(member, tokens)
+    elif isinstance(value, list):
+        for item in value:
+            collect_tokens(item, tokens)
+    elif isinstance(value, str) and len(value) <= 40 and value.isascii():
+        tokens.add(value)
+
+
 class Corpus:
     def __init__(self, out):
         self.out = out
@@ -92,12 +105,18 @@ def main(vectors_path, out):
     vectors = json.load(open(vectors_path))["vectors"]
     examples = [json.load(open(os.path.join(ROOT, "Examples", name))) for name in sorted(os.listdir(os.path.join(ROOT, "Examples")))]
     anchors = set()
+    tokens = set()
 
     for doc in vectors + examples:
         credential = doc["credential"]
         response = credential["response"]
         credential_text = json.dumps(credential, separators=(",", ":"))
         client_data = b64url(response["clientDataJSON"])
+        collect_tokens(credential, tokens)
+        try:
+            collect_tokens(json.loads(client_data), tokens)
+        except ValueError:
+            pass
         corpus.add("client-data", client_data)
         corpus.add("json", client_data)
         corpus.add("json", credential_text)
@@ -143,6 +162,13 @@ def main(vectors_path, out):
                            (3, {"displayName": "Ada", "credo": "Poetical science\n\tfor all"}), (3, {"credo": None}),
                            (4, {"name": "Phone"})):
         corpus.add("request-bodies", bytes([selector]) + json.dumps(body).encode())
+
+    # libFuzzer dictionaries for the JSON targets: the member names and short string values of the
+    # credentials and client data, so mutations speak WebAuthn's JSON rather than only bytes.
+    entries = sorted(tokens) + ['"%s"' % t for t in sorted(tokens) if len(t) < 40] + ["{", "}", "[", "]", ":", ",", "null", "true", "false", "\\u0000", "\\ud800\\udc00", "1e400", "-0"]
+    with open(os.path.join(out, "json.dict"), "w") as f:
+        for entry in entries:
+            f.write('"%s"\n' % "".join(c if 32 <= ord(c) < 127 and c not in '"\\' else "\\x%02x" % ord(c) for c in entry))
 
     for index, (fmt, pem) in enumerate(sorted(anchors)):
         directory = os.path.join(out, "anchors", fmt)

@@ -16,15 +16,12 @@ enum AttestationFuzzTarget {
         id: "localhost", name: "Fuzz", origins: ["https://localhost"], userVerification: .discouraged,
         trustAnchors: FuzzAnchors.loaded)
 
-    /// 9999-12-31T23:59:59Z.
-    static let latestTime: UInt64 = 253_402_300_799
-
     static func run(_ bytes: [UInt8]) {
         guard bytes.count >= 40 else { return }
-        // Folded into 1970…9999: a relying party's clock, or the ISO 8601 time `latchkey verify` reads,
-        // is never outside it (X.509's GeneralizedTime traps past year 9999, the first thing this found).
-        let seconds = bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % latestTime
-        let time = Date(timeIntervalSince1970: TimeInterval(seconds))
+        // Any 64-bit "now": chain validation must refuse one X.509 cannot express rather than trap (the
+        // first thing this target found; `latchkey verify` reads "now" from its document).
+        let seconds = bytes[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let time = Date(timeIntervalSince1970: TimeInterval(Int64(bitPattern: seconds)))
         let clientDataHash = Array(bytes[8..<40])
         guard let object = try? AttestationObject(bytes: Array(bytes[40...])) else { return }
         let authData = object.authenticatorData
