@@ -3,6 +3,7 @@ import HummingbirdCore
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOHTTP1
 import NIOPosix
 
 /// Hummingbird's HTTP/1.1 connection handling, with each connection's Swift tasks run on the event loop
@@ -18,9 +19,11 @@ struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
     let base: Base
     let limiter: ConnectionLimiter?
+    /// How long a request's body may take to arrive after its head (see `RequestDeadlineHandler`).
+    var bodyDeadline: TimeAmount?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        guard let limiter else { return base.setup(channel: channel, logger: logger) }
+        guard let limiter else { return setUpPipeline(channel: channel, logger: logger) }
         guard let release = limiter.open(from: channel.remoteAddress) else {
             logger.debug("connection refused: too many open connections", metadata: ["peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
             // NIO's async server leaves a child whose set-up failed open (the failure is the set-up's to
@@ -29,7 +32,21 @@ struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
             return channel.eventLoop.makeFailedFuture(ConnectionLimitReached())
         }
         channel.closeFuture.whenComplete { _ in release() }
-        return base.setup(channel: channel, logger: logger)
+        return setUpPipeline(channel: channel, logger: logger)
+    }
+
+    /// Hummingbird's pipeline, with the body deadline right after the HTTP/1 request decoder.
+    private func setUpPipeline(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        base.setup(channel: channel, logger: logger).flatMapThrowing { [bodyDeadline] value in
+            // The set-up's future completes on the channel's event loop, where the pipeline may be
+            // changed synchronously.
+            if let bodyDeadline {
+                let pipeline = channel.pipeline.syncOperations
+                let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+                try pipeline.addHandler(RequestDeadlineHandler(limit: bodyDeadline), position: .after(decoder))
+            }
+            return value
+        }
     }
 
     func handle(value: Value, logger: Logger) async {
@@ -42,11 +59,13 @@ struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
 extension HTTPServerBuilder {
     /// HTTP/1.1 as `.http1()`, each connection pinned to its event loop (see `EventLoopPinnedChannel`),
     /// closed after `idleTimeout` without a complete request part (a request head sent byte by byte
-    /// never completes one), and counted against `limiter`.
+    /// never completes one) or when a request's body has not arrived within `idleTimeout` of its head,
+    /// and counted against `limiter`.
     static func pinnedHTTP1(idleTimeout: TimeAmount?, limiter: ConnectionLimiter?) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             EventLoopPinnedChannel(
-                base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)), limiter: limiter)
+                base: HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout)), limiter: limiter,
+                bodyDeadline: idleTimeout)
         }
     }
 }

@@ -1,0 +1,44 @@
+import NIOCore
+import NIOHTTP1
+
+/// Closes a connection whose request body has not fully arrived within `limit` of its head. The idle
+/// time-out alone does not end a slow body: every byte of a body is a request part, so a client that
+/// trickles one byte a second could hold a connection for as long as it likes (slowloris). A request
+/// head sent slowly never becomes a part, and the idle time-out ends it.
+final class RequestDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    private let limit: TimeAmount
+    private var deadline: Scheduled<Void>?
+
+    init(limit: TimeAmount) {
+        self.limit = limit
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            deadline?.cancel()
+            let channel = context.channel
+            deadline = context.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }
+        case .end:
+            deadline?.cancel()
+            deadline = nil
+        case .body:
+            break
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+}
