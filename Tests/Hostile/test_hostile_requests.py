@@ -425,3 +425,27 @@ def test_a_credo_over_two_lines_is_kept_exactly(signed_in):
     assert status == 200 and body["credo"] == "line1\nline2", (status, body)
     status, account = server.call("GET", "/api/account", token=token)
     assert status == 200 and account["credo"] == "line1\nline2", account
+
+
+# --- found by Tests/Hostile/test_volume.py ----------------------------------------------------------------
+
+@pytest.mark.parametrize("chunk", [b"zz\r\n{}\r\n0\r\n\r\n", b"-2\r\n{}\r\n0\r\n\r\n", b"10000\r\n" + b"x" * 70000 + b"\r\n0\r\n\r\n"])
+@pytest.mark.parametrize("route", ["PATCH /api/account", "POST /api/registration/options"])
+def test_broken_chunked_framing_is_a_400_not_a_500(signed_in, chunk, route):
+    """A chunk size that is not hex, negative, or a chunk longer than it says: NIO's parser throws while
+    the handler reads the body; that was a 500 `internal_error`."""
+    server, token, _ = signed_in
+    method, path = route.split()
+    request = (f"{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n"
+               "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n").encode() + chunk
+    with server.connect() as connection:
+        connection.sendall(request)
+        received = b""
+        while True:
+            data = connection.recv(65536)
+            if not data:
+                break
+            received += data
+    assert received.startswith(b"HTTP/1.1 400"), received[:200]
+    assert b'"malformed_http"' in received
+    assert_healthy(server)

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import NIOHTTP1
 import Logging
 
 /// Turns every error into the API's JSON error shape, and logs each request (method, path, status,
@@ -21,6 +22,13 @@ struct ErrorAndLogMiddleware: RouterMiddleware {
             response = try Self.apiError(for: error).response(from: request, context: context)
         } catch is NIOTooManyBytesError {
             response = try APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.").response(from: request, context: context)
+        } catch is HTTPParserError {
+            // Reading the body found broken HTTP framing (a chunk size that is not hex, a body cut short):
+            // the client's fault, and the connection cannot be trusted for another request.
+            var refusal = try APIError(.badRequest, "malformed_http", "The request body's HTTP framing is malformed.")
+                .response(from: request, context: context)
+            refusal.headers[.connection] = "close"
+            response = refusal
         } catch where DatabaseAvailability.isUnavailable(error) {
             context.logger.warning("database unavailable", metadata: ["error": "\(String(reflecting: type(of: error)))"])
             response = try APIError.databaseUnavailable.response(from: request, context: context)
