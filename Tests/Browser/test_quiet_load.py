@@ -2,7 +2,9 @@
 without passkeys gets an explanation instead of buttons that cannot work."""
 from selenium.webdriver.common.by import By
 
-from conftest import autofill_settled, message_texts, text_in, virtual_authenticator, visible, wait
+from conftest import (
+    autofill_settled, axe_violations, full_page_screenshot, message_texts, text_in, virtual_authenticator, visible, wait,
+)
 
 
 def test_no_error_on_load_with_an_empty_authenticator(server, browser):
@@ -62,6 +64,8 @@ def test_browser_without_webauthn_gets_an_explanation(server, browser):
     assert not browser.find_element(By.ID, "login").is_displayed()
     assert not browser.find_element(By.ID, "register").is_displayed()
     assert message_texts(browser) == ("", "")
+    assert axe_violations(browser) == []
+    full_page_screenshot(browser, "unsupported-browser")
 
 
 def test_browser_without_autofill_still_logs_in(server, browser):
