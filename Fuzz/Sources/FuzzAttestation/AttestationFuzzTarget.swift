@@ -36,9 +36,9 @@ enum AttestationFuzzTarget {
             fuzzCheck(outcome.type == .none && outcome.trustPath.isEmpty, "none attestation reported a trust path")
         }
         guard !outcome.trustPath.isEmpty else { return }
-        let anchors = relyingParty.trustAnchors
+        let (anchors, name, aaguid) = (relyingParty.trustAnchors, object.format, credential.aaguid)
         _ = runBlocking {
-            try? await AttestationTrust.assess(outcome, format: object.format, aaguid: credential.aaguid, anchors: anchors, time: time)
+            try? await AttestationTrust.assess(outcome, format: name, aaguid: aaguid, anchors: anchors, time: time)
         }
     }
 }
