@@ -20,10 +20,10 @@ from soft_webauthn import SoftWebauthnDevice
 
 HERE = pathlib.Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "Support"))
-sys.path.insert(0, str(HERE.parents[1] / "Interop" / "soft_webauthn"))
 from latchkey_server import Server  # noqa: E402
 from private_postgres import PrivatePostgres  # noqa: E402
-from test_server_with_soft_webauthn import as_json, b64url, unb64url  # noqa: E402
+from soft_webauthn_client import b64url, login  # noqa: E402
+from soft_webauthn_client import register as register_device  # noqa: E402
 
 SEED = int(os.environ.get("LATCHKEY_CRASH_SEED", time.time_ns() % 1_000_000))
 ROUNDS = int(os.environ.get("LATCHKEY_CRASH_ROUNDS", "4"))
@@ -68,27 +68,12 @@ class Ledger:
 
 
 def register(server, name):
+    """A new account on a new device: (status, Account), or (status, None) when refused."""
     device = SoftWebauthnDevice()
-    status, options = server.call("POST", "/api/registration/options", {"displayName": name})
-    if status != 200:
-        return status, None
-    public_key = options["publicKey"]
-    public_key["challenge"] = unb64url(public_key["challenge"])
-    public_key["user"]["id"] = unb64url(public_key["user"]["id"])
-    made = device.create(options, server.origin)
-    status, body = server.call("POST", "/api/registration/verify", {"credential": as_json(made)})
+    status, body = register_device(server, device, name)
     if status != 201:
         return status, None
-    return status, Account(body["account"]["id"], device, b64url(made["rawId"]), body["token"], name)
-
-
-def login(server, device):
-    status, options = server.call("POST", "/api/login/options")
-    if status != 200:
-        return status, None
-    options["publicKey"]["challenge"] = unb64url(options["publicKey"]["challenge"])
-    made = device.get(options, server.origin)
-    return server.call("POST", "/api/login/verify", {"credential": as_json(made)})
+    return status, Account(body["account"]["id"], device, b64url(device.credential_id), body["token"], name)
 
 
 class Load:
@@ -106,11 +91,13 @@ class Load:
         for thread in self.threads:
             thread.start()
 
-    def count(self, status, started):
+    def count(self, status, started, phase):
+        """Counts an answer under the phase its request *started* in: a request that began before the
+        database went down and finished after belongs to "before"."""
         with self.lock:
-            phase = self.statuses.setdefault(self.phase, {})
-            phase[status] = phase.get(status, 0) + 1
-            self.slowest[self.phase] = max(self.slowest.get(self.phase, 0), time.monotonic() - started)
+            answers = self.statuses.setdefault(phase, {})
+            answers[status] = answers.get(status, 0) + 1
+            self.slowest[phase] = max(self.slowest.get(phase, 0), time.monotonic() - started)
 
     def finish(self):
         self.stop.set()
@@ -126,7 +113,7 @@ class Load:
         step = 0
         while not self.stop.is_set():
             step += 1
-            started = time.monotonic()
+            started, phase = time.monotonic(), self.phase
             try:
                 choice = rng.random()
                 if not mine or choice < 0.3:
@@ -159,9 +146,9 @@ class Load:
                         ledger.count(status == 200)
                         if status == 200:
                             account.acknowledged("passkey", value)
-                self.count(status, started)
+                self.count(status, started, phase)
             except OSError:
-                self.count("no connection", started)
+                self.count("no connection", started, phase)
                 time.sleep(0.05)
 
 
@@ -265,8 +252,9 @@ def test_postgresql_stopped_hard_under_load(postgres):
         load = Load(server, ledger, owned, rng)
         load.phase = "before"
         time.sleep(2.0)
-        load.phase = "database down"
+        load.phase = "database stopping"
         postgres.crash()
+        load.phase = "database down"
         time.sleep(3.0)
         load.phase = "database restarting"
         postgres.start()
@@ -277,6 +265,9 @@ def test_postgresql_stopped_hard_under_load(postgres):
             if status == 200:
                 break
             time.sleep(0.5)
+        # Requests begun while it came back may still meet a connection from before (and the time-out).
+        load.phase = "settling"
+        time.sleep(1.0)
         load.phase = "after"
         time.sleep(2.0)
         statuses = load.finish()

@@ -21,7 +21,6 @@ import socket
 import struct
 import sys
 import time
-from base64 import urlsafe_b64decode, urlsafe_b64encode
 
 import pytest
 from cryptography import x509
@@ -34,41 +33,11 @@ from soft_webauthn import SoftWebauthnDevice
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
 from latchkey_server import Server  # noqa: E402
+from soft_webauthn_client import b64url, register  # noqa: E402
 
 BODY_LIMIT = 64 * 1024
 UV_PREFERRED = ("--user-verification", "preferred")
 NO_RATE_LIMIT = ("--rate-limit", "0")
-
-
-# --- helpers (the pattern of Tests/Interop/soft_webauthn) -------------------------------------------
-
-def b64url(data: bytes) -> str:
-    return urlsafe_b64encode(data).decode().rstrip("=")
-
-
-def unb64url(text: str) -> bytes:
-    return urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def as_json(made):
-    """soft-webauthn's PublicKeyCredential (bytes) as WebAuthn L3 JSON (base64url)."""
-    return {
-        "id": b64url(made["rawId"]),
-        "rawId": b64url(made["rawId"]),
-        "type": "public-key",
-        "response": {name: b64url(value) for name, value in made["response"].items()},
-        "clientExtensionResults": {},
-    }
-
-
-def register(server, device, display_name):
-    status, options = server.call("POST", "/api/registration/options", {"displayName": display_name})
-    assert status == 200, options
-    public_key = options["publicKey"]
-    public_key["challenge"] = unb64url(public_key["challenge"])
-    public_key["user"]["id"] = unb64url(public_key["user"]["id"])
-    made = device.create(options, server.origin)
-    return server.call("POST", "/api/registration/verify", {"credential": as_json(made)})
 
 
 @contextlib.contextmanager

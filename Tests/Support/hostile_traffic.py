@@ -11,29 +11,12 @@ import json
 import pathlib
 import random
 import socket
-import sys
 import time
-from base64 import urlsafe_b64decode, urlsafe_b64encode
+from base64 import urlsafe_b64encode
+
+from soft_webauthn_client import b64url, login_response, register, registration_response, unb64url
 
 BODY_LIMIT = 64 * 1024
-
-
-def b64url(data: bytes) -> str:
-    return urlsafe_b64encode(data).decode().rstrip("=")
-
-
-def unb64url(text: str) -> bytes:
-    return urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def credential_json(made):
-    return {
-        "id": b64url(made["rawId"]),
-        "rawId": b64url(made["rawId"]),
-        "type": "public-key",
-        "response": {name: b64url(value) for name, value in made["response"].items() if value is not None},
-        "clientExtensionResults": {},
-    }
 
 
 # --- the account and the valid bodies the mutations start from ----------------------------------------
@@ -49,15 +32,8 @@ def set_up(server):
             "(create it with: python3 -m venv .venv/soft_webauthn && "
             ".venv/soft_webauthn/bin/pip install -r Tests/Interop/soft_webauthn/requirements.txt)")
 
-    def creation(device, display_name):
-        status, options = server.call("POST", "/api/registration/options", {"displayName": display_name})
-        assert status == 200, options
-        options["publicKey"]["challenge"] = unb64url(options["publicKey"]["challenge"])
-        options["publicKey"]["user"]["id"] = unb64url(options["publicKey"]["user"]["id"])
-        return {"credential": credential_json(device.create(options, server.origin))}
-
     device = SoftWebauthnDevice()
-    status, body = server.call("POST", "/api/registration/verify", creation(device, "Fuzz"))
+    status, body = register(server, device, "Fuzz")
     if status != 201:
         raise SystemExit(f"hostile traffic: registering the account failed: {status} {body}")
     token = body["token"]
@@ -68,13 +44,11 @@ def set_up(server):
 
     # Valid bodies, never sent as they are: a registration for a second account (its challenge stays
     # pending) and a login of the registered one.
-    registration = creation(SoftWebauthnDevice(), "Template")
-    status, options = server.call("POST", "/api/login/options")
-    options["publicKey"]["challenge"] = unb64url(options["publicKey"]["challenge"])
-    login = {"credential": credential_json(device.get(options, server.origin))}
+    _, registration = registration_response(server, SoftWebauthnDevice(), "Template")
+    _, login = login_response(server, device)
     templates = {
-        "registration": registration,
-        "login": login,
+        "registration": {"credential": registration},
+        "login": {"credential": login},
         "options": {"displayName": "Ada Lovelace", "name": "laptop"},
         "account": {"displayName": "Grace", "credo": "line one\nline two"},
         "rename": {"name": "phone"},

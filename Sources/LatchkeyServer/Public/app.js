@@ -246,27 +246,22 @@ async function update(event) {
   refreshUpdateButton();
 }
 
-async function logout() {
-  await whileBusy($("logout"), "Logging out…", async () => {
+// Ends this session (`/api/logout`) or every session of the account (`/api/logout/everywhere`).
+async function signOut(button, path, busyLabel, message) {
+  await whileBusy(button, busyLabel, async () => {
     try {
-      await api("POST", "/api/logout");
+      await api("POST", path);
       showWelcome();
-      say("Signed out. Log in again with your passkey whenever you like.");
+      say(message);
       $("welcome-title").focus();
     } catch (e) { warn(explain(e)); }
   });
 }
 
-async function logoutEverywhere() {
-  await whileBusy($("logout-everywhere"), "Signing out…", async () => {
-    try {
-      await api("POST", "/api/logout/everywhere");
-      showWelcome();
-      say("Signed out on every device, this one included. Your passkeys still work: log in again with one.");
-      $("welcome-title").focus();
-    } catch (e) { warn(explain(e)); }
-  });
-}
+const logout = () => signOut($("logout"), "/api/logout", "Logging out…",
+  "Signed out. Log in again with your passkey whenever you like.");
+const logoutEverywhere = () => signOut($("logout-everywhere"), "/api/logout/everywhere", "Signing out…",
+  "Signed out on every device, this one included. Your passkeys still work: log in again with one.");
 
 async function deleteAccount() {
   await whileBusy($("confirm-delete"), "Deleting…", async () => {

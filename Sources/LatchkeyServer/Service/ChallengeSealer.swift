@@ -56,20 +56,14 @@ struct ChallengeSealer: Sendable {
         var reader = Reader(bytes: Array(plain))
         guard let kindByte = reader.take(1), let kind = PendingCeremony.Kind(rawValue: kindByte[0]),
               let expiry = reader.take(8), reader.take(16) != nil,
-              let accountId = reader.field(), let userHandle = reader.field(), let displayName = reader.field(),
+              let accountId = reader.textField(), let userHandle = reader.field(), let displayName = reader.textField(),
               reader.atEnd
         else { return nil }
         let milliseconds = expiry.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard milliseconds <= UInt64(Int64.max) else { return nil }
         let expiresAt = Timestamp.date(Int64(milliseconds))
         guard expiresAt > now else { return nil }
-        func text(_ bytes: [UInt8]?) -> String?? {
-            guard let bytes else { return .some(nil) }
-            guard let string = String(validating: bytes, as: UTF8.self) else { return nil }
-            return .some(string)
-        }
-        guard let account = text(accountId), let name = text(displayName) else { return nil }
-        return PendingCeremony(kind: kind, accountId: account, userHandle: userHandle, displayName: name, expiresAt: expiresAt)
+        return PendingCeremony(kind: kind, accountId: accountId, userHandle: userHandle, displayName: displayName, expiresAt: expiresAt)
     }
 
     /// The digest a completed ceremony records (`UsedChallenge`).
@@ -105,6 +99,14 @@ struct ChallengeSealer: Sendable {
             if count == ChallengeSealer.absent { return .some(nil) }
             guard let value = take(Int(count)) else { return nil }
             return .some(value)
+        }
+
+        /// A length-prefixed UTF-8 field: .some(nil) when marked absent, nil when malformed.
+        mutating func textField() -> String?? {
+            guard let bytes = field() else { return nil }
+            guard let bytes else { return .some(nil) }
+            guard let text = String(validating: bytes, as: UTF8.self) else { return nil }
+            return .some(text)
         }
     }
 }

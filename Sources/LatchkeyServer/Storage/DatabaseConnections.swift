@@ -118,20 +118,20 @@ final class DatabaseConnections: Sendable {
         }
         let work = Task { try await body(borrowed.database) }
         let first = NIOLockedValueBox(false)
+        var timer: Task<Void, Never>?
         let outcome: Result<R, any Error> = await withCheckedContinuation { continuation in
             let finish: @Sendable (Result<R, any Error>) -> Void = { result in
                 guard first.withLockedValue({ done in defer { done = true }; return !done }) else { return }
                 continuation.resume(returning: result)
             }
-            Task {
-                let result = await work.result
-                finish(result)
-            }
-            Task {
+            Task { finish(await work.result) }
+            timer = Task {
                 try? await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
                 finish(.failure(TimedOut()))
             }
         }
+        // A finished unit of work must not leave its timer sleeping out the time-out.
+        timer?.cancel()
         if case .failure(let error) = outcome, error is TimedOut {
             borrowed.discard()
             work.cancel()

@@ -5,21 +5,13 @@ second server with the default (required) refuses its responses for the missing 
 """
 import pathlib
 import sys
-from base64 import urlsafe_b64decode, urlsafe_b64encode
 
 import pytest
 from soft_webauthn import SoftWebauthnDevice
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "Support"))
 from latchkey_server import Server  # noqa: E402
-
-
-def b64url(data: bytes) -> str:
-    return urlsafe_b64encode(data).decode().rstrip("=")
-
-
-def unb64url(text: str) -> bytes:
-    return urlsafe_b64decode(text + "=" * (-len(text) % 4))
+from soft_webauthn_client import login, register  # noqa: E402
 
 
 @pytest.fixture
@@ -27,35 +19,6 @@ def server(request):
     instance = Server(*getattr(request, "param", ()))
     yield instance
     instance.stop()
-
-
-def as_json(made):
-    """soft-webauthn's PublicKeyCredential (bytes) as WebAuthn L3 JSON (base64url)."""
-    return {
-        "id": b64url(made["rawId"]),
-        "rawId": b64url(made["rawId"]),
-        "type": "public-key",
-        "response": {name: b64url(value) for name, value in made["response"].items()},
-        "clientExtensionResults": {},
-    }
-
-
-def register(server, device, display_name):
-    status, options = server.call("POST", "/api/registration/options", {"displayName": display_name})
-    assert status == 200, options
-    public_key = options["publicKey"]
-    public_key["challenge"] = unb64url(public_key["challenge"])
-    public_key["user"]["id"] = unb64url(public_key["user"]["id"])
-    made = device.create(options, server.origin)
-    return server.call("POST", "/api/registration/verify", {"credential": as_json(made)})
-
-
-def login(server, device):
-    status, options = server.call("POST", "/api/login/options")
-    assert status == 200, options
-    options["publicKey"]["challenge"] = unb64url(options["publicKey"]["challenge"])
-    made = device.get(options, server.origin)
-    return server.call("POST", "/api/login/verify", {"credential": as_json(made)})
 
 
 @pytest.mark.parametrize("server", [("--user-verification", "preferred")], indirect=True)
