@@ -54,8 +54,10 @@ public func buildApplication(
     // an API route, however its path is spelled (`//api/…` reaches the same routes).
     let api = router.group("api")
     if configuration.rateLimit > 0 {
+        let shared = configuration.effectiveRateLimitScope == .database
+            ? SharedRateLimit(store: store, perMinute: configuration.rateLimit, logger: logger) : nil
         api.add(middleware: RateLimitMiddleware(
-            limiter: RateLimiter(requestsPerMinute: configuration.rateLimit), trustForwardedFor: configuration.trustForwardedFor,
+            limiter: RateLimiter(requestsPerMinute: configuration.rateLimit), shared: shared, trustForwardedFor: configuration.trustForwardedFor,
             refused: Counter(label: "latchkey_rate_limited_total", factory: metricsFactory)))
     }
     CeremonyController(ceremonies: ceremonies, authentication: authentication, configuration: configuration).register(on: api)
@@ -73,7 +75,9 @@ public func buildApplication(
         router: router,
         server: .pinnedHTTP1(idleTimeout: configuration.idleTimeAmount, limiter: configuration.connectionLimiter),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
-        services: [Housekeeping(store: store, connections: connections, logger: logger)],
+        services: [Housekeeping(
+            store: store, connections: connections, logger: logger, interval: configuration.housekeepingInterval,
+            runs: Counter(label: "latchkey_housekeeping_runs_total", factory: metricsFactory))],
         eventLoopGroupProvider: .shared(ServerEventLoops.group(threads: configuration.eventLoopThreads)),
         logger: logger)
     return LatchkeyApplication(application: application, store: store)

@@ -1,32 +1,62 @@
 import Foundation
 import Logging
+import Metrics
 import ServiceLifecycle
 
-/// Once a minute: forgets the used challenges that have expired (an expired challenge no longer opens, so
-/// its mark has nothing left to guard), removes expired sessions, and empties SQLite's write-ahead log.
-/// Closes the database when the server stops (after in-flight requests have finished).
+/// Every `interval`: forgets the used challenges that have expired (an expired challenge no longer
+/// opens, so its mark has nothing left to guard), removes expired sessions and the shared rate limit's
+/// refilled buckets, and empties SQLite's write-ahead log. Closes the database when the server stops
+/// (after in-flight requests have finished).
+///
+/// Several instances on one database all wake up, but the purge is claimed in the database first
+/// (`Store.claim`): one instance does it per interval, not every instance at once — purges are the
+/// longest statements the server runs, and N of them racing over the same rows only contend.
 struct Housekeeping: Service {
+    static let purgeTask = "purge-expired"
+
     let store: Store
     let connections: DatabaseConnections
     let logger: Logger
-    var interval: Duration = .seconds(60)
+    var interval: TimeInterval = 60
+    /// Purges this instance ran (`latchkey_housekeeping_runs_total`).
+    var runs: Counter?
+    /// How this instance names itself in the claim (host and process id).
+    var instance = Housekeeping.instanceName()
 
     func run() async throws {
         // Runs until graceful shutdown begins (or the task is cancelled), then closes the pool.
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await store.purgeUsedChallenges(now: Date())
-                    try await store.purgeExpiredSessions(now: Date())
-                    try await store.truncateLog()
+                    try await runOnce(now: Date())
                 } catch is CancellationError {
                     break
                 } catch {
-                    logger.warning("housekeeping failed", metadata: ["error": "\(error)"])
+                    logger.warning("housekeeping failed", metadata: ["error": "\(DatabaseFailure.summary(error))"])
                 }
-                try? await Task.sleep(for: interval)
+                try? await Task.sleep(for: .milliseconds(Int64(interval * 1000)))
             }
         }
         try await connections.shutdown()
+    }
+
+    /// One round; true when this instance did the purge.
+    @discardableResult
+    func runOnce(now: Date) async throws -> Bool {
+        let claimed = try await store.claim(task: Self.purgeTask, instance: instance, interval: interval, now: now)
+        if claimed {
+            try await store.purgeUsedChallenges(now: now)
+            try await store.purgeExpiredSessions(now: now)
+            try await store.purgeRateLimits()
+            runs?.increment()
+            logger.debug("housekeeping purged expired rows", metadata: ["instance": "\(instance)"])
+        }
+        // SQLite's log is emptied by whichever process has the file open (a no-op on PostgreSQL).
+        try await store.truncateLog()
+        return claimed
+    }
+
+    static func instanceName() -> String {
+        "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)"
     }
 }

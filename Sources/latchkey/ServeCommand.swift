@@ -16,6 +16,7 @@ struct ServeCommand: AsyncParsableCommand {
             LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LATCHKEY_RATE_LIMIT, \
             LATCHKEY_TRUST_FORWARDED_FOR (true or false), LATCHKEY_IDLE_TIMEOUT (seconds), LATCHKEY_MAX_CONNECTIONS, \
             LATCHKEY_MAX_CONNECTIONS_PER_CLIENT, LATCHKEY_DATABASE_POOL, LATCHKEY_DATABASE_TIMEOUT (seconds), \
+            LATCHKEY_RATE_LIMIT_SCOPE, LATCHKEY_HOUSEKEEPING_INTERVAL (seconds), \
             LATCHKEY_SIGN_COUNT, LOG_LEVEL (default info).
             """
     )
@@ -36,6 +37,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Event-loop threads serving connections (default 1; 0: one per core).") var threads: Int?
     @Option(name: .customLong("rate-limit"), help: "API requests per minute per client address, in bursts of as many (default 600; 0: no limit).")
     var rateLimit: Int?
+    @Option(name: .customLong("rate-limit-scope"), help: "instance (count per process) or database (one count shared by the instances on a PostgreSQL database; the default there).")
+    var rateLimitScope: String?
+    @Option(name: .customLong("housekeeping-interval"), help: "Seconds between purges of expired sessions and challenges; one instance per database does each (default 60).")
+    var housekeepingInterval: Double?
     @Flag(name: .customLong("trust-forwarded-for"), help: "Behind a reverse proxy: count requests against the last X-Forwarded-For address.")
     var trustForwardedFor = false
     @Option(name: .customLong("database-pool"), help: "PostgreSQL connections per instance (default 8).")
@@ -103,6 +108,12 @@ struct ServeCommand: AsyncParsableCommand {
             guard let value = Int(text) else { throw .init(description: "\(name) must be a whole number, not \"\(text)\"") }
             return value
         }
+        func seconds(_ flag: Double?, _ name: String) throws(ServerConfiguration.Invalid) -> Double? {
+            if let flag { return flag }
+            guard let text = env[name], !text.isEmpty else { return nil }
+            guard let value = Double(text) else { throw .init(description: "\(name) must be a number of seconds, not \"\(text)\"") }
+            return value
+        }
         var c = ServerConfiguration()
         c.host = host ?? env["LATCHKEY_HOST"] ?? c.host
         c.port = try integer(port, "LATCHKEY_PORT") ?? c.port
@@ -135,14 +146,16 @@ struct ServeCommand: AsyncParsableCommand {
         c.appleAppIds = appleAppId.isEmpty ? list("LATCHKEY_APPLE_APP_ID") : appleAppId
         c.threads = try integer(threads, "LATCHKEY_THREADS") ?? c.threads
         c.rateLimit = try integer(rateLimit, "LATCHKEY_RATE_LIMIT") ?? c.rateLimit
+        if let text = rateLimitScope ?? env["LATCHKEY_RATE_LIMIT_SCOPE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            guard let scope = ServerConfiguration.RateLimitScope(rawValue: text) else {
+                throw .init(description: "--rate-limit-scope must be instance or database, not \"\(text)\"")
+            }
+            c.rateLimitScope = scope
+        }
+        if let seconds = try seconds(housekeepingInterval, "LATCHKEY_HOUSEKEEPING_INTERVAL") { c.housekeepingInterval = seconds }
         if let seconds = try integer(idleTimeout, "LATCHKEY_IDLE_TIMEOUT") { c.idleTimeout = TimeInterval(seconds) }
         c.databasePoolSize = try integer(databasePool, "LATCHKEY_DATABASE_POOL") ?? c.databasePoolSize
-        if let seconds = databaseTimeout {
-            c.databaseTimeout = seconds
-        } else if let text = env["LATCHKEY_DATABASE_TIMEOUT"], !text.isEmpty {
-            guard let seconds = Double(text) else { throw .init(description: "LATCHKEY_DATABASE_TIMEOUT must be a number of seconds, not \"\(text)\"") }
-            c.databaseTimeout = seconds
-        }
+        if let seconds = try seconds(databaseTimeout, "LATCHKEY_DATABASE_TIMEOUT") { c.databaseTimeout = seconds }
         c.maxConnections = try integer(maxConnections, "LATCHKEY_MAX_CONNECTIONS") ?? c.maxConnections
         c.maxConnectionsPerClient = try integer(maxConnectionsPerClient, "LATCHKEY_MAX_CONNECTIONS_PER_CLIENT") ?? c.maxConnectionsPerClient
         if trustForwardedFor {

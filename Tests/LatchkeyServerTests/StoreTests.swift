@@ -13,6 +13,12 @@ enum Backends {
         ["sqlite-memory", "sqlite-file"] + (postgresURL == nil ? [] : ["postgres"])
     }
 
+    /// Every table any version of the schema has had, for emptying the PostgreSQL test database.
+    static let tables = [
+        "sessions", "ceremonies", "used_challenges", "server_keys", "credentials", "accounts", "housekeeping", "rate_limits",
+        "schema_migrations",
+    ]
+
     /// Runs `body` on a fresh, migrated database, and gets rid of it afterwards whatever happens.
     static func with(_ name: String, _ body: (Store) async throws -> Void) async throws {
         let (store, cleanup) = try await open(name)
@@ -44,7 +50,7 @@ enum Backends {
             if name == "postgres" {
                 // Each test starts from an empty schema.
                 try await connections.withConnection { db in
-                    for table in ["sessions", "ceremonies", "used_challenges", "server_keys", "credentials", "accounts", "schema_migrations"] {
+                    for table in tables {
                         try await db.raw("DROP TABLE IF EXISTS \(unsafeRaw: table) CASCADE").run()
                     }
                 }

@@ -5,6 +5,14 @@ import WebAuthn
 /// Everything `latchkey serve` is told at start-up (DESIGN §6). `validate()` turns a bad value into one
 /// clear sentence before anything listens or opens a database.
 public struct ServerConfiguration: Sendable {
+    /// Where the rate limit's counts live.
+    public enum RateLimitScope: String, Sendable, CaseIterable {
+        /// In this process only: the single-machine default, and all SQLite can do.
+        case instance
+        /// Also in a bucket in the database that every instance on it shares (PostgreSQL).
+        case database
+    }
+
     public enum AttestationPreference: String, Sendable, CaseIterable {
         /// Ask for no attestation (passkeys mostly have none to give).
         case none
@@ -40,6 +48,11 @@ public struct ServerConfiguration: Sendable {
     /// Requests per minute one client address may make to the API, in bursts of up to as many (0: no
     /// limit). Ten a second is far above what a person's sign-in needs and far below a flood.
     public var rateLimit = 600
+    /// Nil: shared in the database on PostgreSQL (several instances may share it), per instance on SQLite.
+    public var rateLimitScope: RateLimitScope?
+    /// How often an instance wakes up to purge expired sessions and used challenges; of the instances on
+    /// one database, one does the work each time.
+    public var housekeepingInterval: TimeInterval = 60
     /// Count requests against the address a reverse proxy appended to `X-Forwarded-For` (only behind a
     /// proxy that sets it: otherwise a client could pick its own address).
     public var trustForwardedFor = false
@@ -90,6 +103,12 @@ public struct ServerConfiguration: Sendable {
             throw Invalid(description: "the challenge lifetime must be between 1 and \(Int(Self.maximumCeremonyTTL)) seconds (one hour), not \(ceremonyTTL)")
         }
         guard rateLimit >= 0 else { throw Invalid(description: "the rate limit must be 0 (none) or a number of requests per minute, not \(rateLimit)") }
+        if rateLimitScope == .database, !database.isPostgres {
+            throw Invalid(description: "a rate limit shared in the database (--rate-limit-scope database) needs a PostgreSQL database")
+        }
+        guard housekeepingInterval >= 0.1, housekeepingInterval <= 3600 else {
+            throw Invalid(description: "the housekeeping interval must be between 0.1 and 3600 seconds, not \(housekeepingInterval)")
+        }
         guard (1...1000).contains(databasePoolSize) else {
             throw Invalid(description: "the database pool must hold between 1 and 1000 connections, not \(databasePoolSize)")
         }
@@ -104,6 +123,11 @@ public struct ServerConfiguration: Sendable {
             throw Invalid(description: "the per-client connection limit must be 0 (none) or a number of connections, not \(maxConnectionsPerClient)")
         }
         guard (0...256).contains(threads) else { throw Invalid(description: "the number of threads must be between 1 and 256 (0: one per core), not \(threads)") }
+    }
+
+    /// The scope the rate limit really has: as configured, else by the database.
+    var effectiveRateLimitScope: RateLimitScope {
+        rateLimitScope ?? (database.isPostgres ? .database : .instance)
     }
 
     /// The connection bounds to apply, or nil when there are none.
@@ -160,6 +184,12 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         } else {
             throw .init(description: "the database \"\(text)\" is neither sqlite:PATH nor postgres://user@host:port/database")
         }
+    }
+
+    /// A database several instances can share.
+    public var isPostgres: Bool {
+        if case .postgres = self { return true }
+        return false
     }
 
     /// The location without a password, for logs.

@@ -5,19 +5,22 @@ import Metrics
 /// Applies the rate limiter to the API: it is the `/api` route group's middleware, so it sees every
 /// request the router resolves to an API route, whatever the raw path looked like; the page, its files,
 /// `/healthz`, `/metrics` and the well-known documents are not counted. A refused request gets 429
-/// `rate_limited` with `Retry-After`.
+/// `rate_limited` with `Retry-After`. With a shared limit (instances on one PostgreSQL), a request the
+/// instance's own limiter lets through is also counted in the shared bucket.
 struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = APIRequestContext
 
     let limiter: RateLimiter
+    let shared: SharedRateLimit?
     /// Behind a reverse proxy every connection comes from the proxy: then the client is the address the
     /// proxy appended last to `X-Forwarded-For` (earlier entries are whatever the client claimed).
     let trustForwardedFor: Bool
     let refused: Counter
     private let forwardedFor = HTTPField.Name("X-Forwarded-For")
 
-    init(limiter: RateLimiter, trustForwardedFor: Bool, refused: Counter) {
+    init(limiter: RateLimiter, shared: SharedRateLimit? = nil, trustForwardedFor: Bool, refused: Counter) {
         self.limiter = limiter
+        self.shared = shared
         self.trustForwardedFor = trustForwardedFor
         self.refused = refused
     }
@@ -26,7 +29,11 @@ struct RateLimitMiddleware: RouterMiddleware {
         guard let client = client(of: request, context: context) else {
             return try await next(request, context)
         }
-        switch limiter.admit(client) {
+        var decision = limiter.admit(client)
+        if decision == .allowed, let shared {
+            decision = await shared.admit(client)
+        }
+        switch decision {
         case .allowed:
             return try await next(request, context)
         case .limited(let seconds):

@@ -49,7 +49,8 @@ enum RateLimitClient: Hashable, Sendable {
 /// nearly empty), so flooding the table from many addresses (IPv6 /64s are cheap) cannot reset its
 /// limit, as clearing the whole table once did; to push it out, each flooding address would have to
 /// spend more of its own allowance than the limited client has left.
-/// Limits are per server instance: instances sharing a PostgreSQL database do not pool their counts.
+/// This table is per server instance; instances sharing a PostgreSQL database also count every request
+/// in a shared bucket (`SharedRateLimit`).
 final class RateLimiter: Sendable {
     enum Decision: Equatable, Sendable {
         case allowed

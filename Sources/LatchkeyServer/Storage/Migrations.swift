@@ -127,6 +127,30 @@ enum Migrations {
                 """,
             ]
         },
+        // Several instances on one database (issue 13). `housekeeping` holds when a periodic task last ran
+        // anywhere, so that of the instances that wake up each minute one does the work. PostgreSQL only:
+        // `rate_limits`, the token buckets every instance draws from, UNLOGGED because a bucket is worth
+        // nothing after a crash (at worst a client gets a fresh allowance) and a logged table would put a
+        // write-ahead-log record, and its fsync, behind every API request.
+        Migration(version: 5) { flavor in
+            [
+                """
+                CREATE TABLE housekeeping (
+                    task TEXT PRIMARY KEY,
+                    last_run BIGINT NOT NULL,
+                    instance TEXT NOT NULL)
+                """,
+            ] + (flavor == .postgres ? [
+                """
+                CREATE UNLOGGED TABLE rate_limits (
+                    client BYTEA PRIMARY KEY,
+                    tokens DOUBLE PRECISION NOT NULL,
+                    admitted BOOLEAN NOT NULL,
+                    updated_at TIMESTAMPTZ NOT NULL)
+                """,
+                "CREATE INDEX rate_limits_by_update ON rate_limits (updated_at)",
+            ] : [])
+        },
     ]
 
     /// The newest schema version this build knows.
@@ -134,16 +158,18 @@ enum Migrations {
 
     /// Applies every version up to `last` (all by default; tests stop early to build an older database).
     static func run(on connections: DatabaseConnections, through last: Int = latestVersion) async throws {
-        try await connections.withConnection { database in
+        // Instances that start at the same moment all get here. On PostgreSQL everything below runs under
+        // one advisory lock, taken per transaction: even `CREATE TABLE IF NOT EXISTS` is not safe to race
+        // there (two creators can both pass the check and one fails on the catalogue's unique index).
+        // SQLite's `BEGIN IMMEDIATE` serializes the writers itself.
+        try await connections.transaction { database in
+            try await lock(database, flavor: connections.flavor)
             try await database.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)").run()
         }
         for migration in all where migration.version <= last {
             try await connections.transaction { database in
-                // Checked inside the transaction (PostgreSQL: under an advisory lock), so two instances
-                // starting together apply each version once.
-                if connections.flavor == .postgres {
-                    try await database.raw("SELECT pg_advisory_xact_lock(\(bind: Int64(0x4c61_7463))) AS locked").run()
-                }
+                // Checked inside the locked transaction, so instances starting together apply each version once.
+                try await lock(database, flavor: connections.flavor)
                 let applied = try await database.raw("SELECT version FROM schema_migrations WHERE version = \(bind: migration.version)").first()
                 guard applied == nil else { return }
                 for statement in migration.statements(connections.flavor) {
@@ -153,6 +179,12 @@ enum Migrations {
                     "INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: Timestamp.now()))").run()
             }
         }
+    }
+
+    /// Waits for the migration lock (PostgreSQL; released when the transaction ends).
+    private static func lock(_ database: any SQLDatabase, flavor: SQLFlavor) async throws {
+        guard flavor == .postgres else { return }
+        try await database.raw("SELECT pg_advisory_xact_lock(\(bind: Int64(0x4c61_7463))) AS locked").run()
     }
 }
 

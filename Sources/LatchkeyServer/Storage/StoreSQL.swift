@@ -74,6 +74,33 @@ enum SQL {
     static let deleteSession = StoreStatement("DELETE FROM sessions WHERE token_hash = $1")
     static let purgeSessions = StoreStatement("DELETE FROM sessions WHERE expires_at <= $1")
 
+    // MARK: State the instances share
+
+    /// Claims a periodic task for this run: a row back means this instance does it; none means another
+    /// instance ran it since $4 (the row's lock makes racing claims wait, then find the fresh time).
+    static let claimTask = StoreStatement("""
+        INSERT INTO housekeeping (task, last_run, instance) VALUES ($1, $2, $3)
+        ON CONFLICT (task) DO UPDATE SET last_run = excluded.last_run, instance = excluded.instance
+        WHERE housekeeping.last_run <= $4
+        RETURNING task
+        """)
+    static let lastRun = StoreStatement("SELECT instance, last_run FROM housekeeping WHERE task = $1")
+    /// One request against client $1's token bucket of $2 requests per minute (PostgreSQL only). The
+    /// bucket refills by the database's clock, so instances whose clocks disagree still share one
+    /// bucket; the row's lock serializes concurrent requests from every instance.
+    static let admitRequest = StoreStatement("""
+        INSERT INTO rate_limits AS r (client, tokens, admitted, updated_at) VALUES ($1, $2::float8 - 1, true, now())
+        ON CONFLICT (client) DO UPDATE SET
+            tokens = least($2::float8, r.tokens + greatest(0, extract(epoch FROM now() - r.updated_at)::float8) * $2::float8 / 60)
+                - CASE WHEN least($2::float8, r.tokens + greatest(0, extract(epoch FROM now() - r.updated_at)::float8) * $2::float8 / 60) >= 1
+                  THEN 1 ELSE 0 END,
+            admitted = least($2::float8, r.tokens + greatest(0, extract(epoch FROM now() - r.updated_at)::float8) * $2::float8 / 60) >= 1,
+            updated_at = greatest(r.updated_at, now())
+        RETURNING admitted, tokens
+        """)
+    /// Buckets untouched for a minute are full again, as good as absent (PostgreSQL only).
+    static let purgeRateLimits = StoreStatement("DELETE FROM rate_limits WHERE updated_at < now() - interval '60 seconds'")
+
     // MARK: Transactions
 
     static let begin = StoreStatement("BEGIN")
