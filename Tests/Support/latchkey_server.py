@@ -20,13 +20,70 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-class Server:
+def _json(text):
+    """A body decoded as JSON; None when it is empty or not JSON (a proxy's own error page)."""
+    try:
+        return json.loads(text) if text else None
+    except ValueError:
+        return None
+
+
+class Endpoint:
+    """Somewhere `latchkey serve` answers: a port on 127.0.0.1, and the origin its passkeys belong to
+    (the server's own address, or — behind a proxy — the proxy's)."""
+
+    def __init__(self, port, origin):
+        self.port = port
+        self.origin = origin
+
+    def call(self, method, path, body=None, token=None):
+        """One API call; returns (status, decoded JSON body or None)."""
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, _json(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, _json(error.read())
+
+    def raw(self, method, path, body=b"", token=None, content_type="application/json", headers=None, timeout=30):
+        """One request with the bytes and the path exactly as given (no JSON encoding, no URL
+        normalisation: `//api/x` goes out as is), on its own connection. Returns (status, decoded JSON
+        body or None, response headers). A server that answers before the whole body is sent (413) and
+        closes may break the upload; the answer is still read when it arrived."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+            connection.putheader("Host", f"localhost:{self.port}")
+            if body is not None and (body or method not in ("GET", "HEAD")):
+                connection.putheader("Content-Length", str(len(body)))
+                if content_type:
+                    connection.putheader("Content-Type", content_type)
+            if token:
+                connection.putheader("Authorization", f"Bearer {token}")
+            for name, value in (headers or {}).items():
+                connection.putheader(name, value)
+            try:
+                connection.endheaders(body if body else None)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the answer may already be on its way; read it below
+            response = connection.getresponse()
+            return response.status, _json(response.read()), dict(response.getheaders())
+        finally:
+            connection.close()
+
+
+class Server(Endpoint):
     def __init__(self, *flags, database=None, env=None):
         """`latchkey serve` with `flags`, on a temporary SQLite database unless `database` (a URL or
         `sqlite:PATH`) names one; `env` adds environment variables."""
-        self.port = free_port()
-        self.url = f"http://localhost:{self.port}"
-        self.origin = self.url
+        port = free_port()
+        super().__init__(port, f"http://localhost:{port}")
+        self.url = self.origin
         self.directory = tempfile.TemporaryDirectory()
         self.database = database or f"sqlite:{self.directory.name}/db.sqlite"
         self.flags = flags
@@ -59,53 +116,6 @@ class Server:
         """SIGKILL: no shutdown, no flush, as a crash or an out-of-memory kill would end it."""
         self.process.kill()
         self.process.wait(timeout=30)
-
-    def call(self, method, path, body=None, token=None):
-        """One API call; returns (status, decoded JSON body or None)."""
-        data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
-        if data is not None:
-            request.add_header("Content-Type", "application/json")
-        if token:
-            request.add_header("Authorization", f"Bearer {token}")
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                text = response.read()
-                return response.status, json.loads(text) if text else None
-        except urllib.error.HTTPError as error:
-            text = error.read()
-            return error.code, json.loads(text) if text else None
-
-    def raw(self, method, path, body=b"", token=None, content_type="application/json", headers=None, timeout=30):
-        """One request with the bytes and the path exactly as given (no JSON encoding, no URL
-        normalisation: `//api/x` goes out as is), on its own connection. Returns (status, decoded JSON
-        body or None, response headers). A server that answers before the whole body is sent (413) and
-        closes may break the upload; the answer is still read when it arrived."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
-        try:
-            connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
-            connection.putheader("Host", f"localhost:{self.port}")
-            if body is not None and (body or method not in ("GET", "HEAD")):
-                connection.putheader("Content-Length", str(len(body)))
-                if content_type:
-                    connection.putheader("Content-Type", content_type)
-            if token:
-                connection.putheader("Authorization", f"Bearer {token}")
-            for name, value in (headers or {}).items():
-                connection.putheader(name, value)
-            try:
-                connection.endheaders(body if body else None)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the answer may already be on its way; read it below
-            response = connection.getresponse()
-            text = response.read()
-            try:
-                decoded = json.loads(text) if text else None
-            except ValueError:
-                decoded = None
-            return response.status, decoded, dict(response.getheaders())
-        finally:
-            connection.close()
 
     def connect(self, timeout=10):
         """A raw TCP connection to the server (the caller closes it)."""
