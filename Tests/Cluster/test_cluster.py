@@ -325,3 +325,16 @@ def test_postgresql_restarted_under_load_gives_503s_then_every_instance_reconnec
     assert all(status == 200 for began, _, status, _ in answers if began > up_at + 3)
     for endpoint in endpoints:
         assert endpoint.call("GET", "/api/account", token=token)[0] == 200
+
+
+def test_the_sample_production_config_is_one_nginx_accepts(tmp_path):
+    """deploy/nginx/latchkey.conf, with a throw-away certificate in place of the real one, passes `nginx -t`."""
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", tmp_path / "key.pem", "-out",
+                    tmp_path / "cert.pem", "-subj", "/CN=login.example.com", "-days", "1"], check=True, capture_output=True)
+    site = (HERE.parents[2] / "deploy" / "nginx" / "latchkey.conf").read_text()
+    site = site.replace("/etc/letsencrypt/live/login.example.com/fullchain.pem", str(tmp_path / "cert.pem"))
+    site = site.replace("/etc/letsencrypt/live/login.example.com/privkey.pem", str(tmp_path / "key.pem"))
+    (tmp_path / "site.conf").write_text(site)
+    (tmp_path / "nginx.conf").write_text(f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\nhttp {{ include {tmp_path}/site.conf; }}\n")
+    checked = subprocess.run(["/usr/sbin/nginx", "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")], capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stderr
