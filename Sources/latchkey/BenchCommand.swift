@@ -7,10 +7,12 @@ import SoftAuthenticator
 import WebAuthn
 
 /// `latchkey bench`: a small load generator for the login ceremony. It starts `latchkey serve` (this
-/// same binary) on a private SQLite database, registers accounts through the API, then runs discoverable
+/// same binary) on a private SQLite database — or drives one started elsewhere (`--server URL`: an
+/// instance, or the cluster's proxy) — registers accounts through the API, then runs discoverable
 /// logins (options + SoftAuthenticator signing + verify) with 1, 16, … concurrent clients and reports
-/// throughput, latency percentiles and the server's CPU time per login (from /proc). Build it in
-/// release mode first; the numbers are for reading, not for asserting.
+/// throughput, latency percentiles and the server's CPU time per login (from /proc, for the server it
+/// started or the `--server-pid`s given). `--pin` gives the server core 0 and the load generator the
+/// others. Build it in release mode first; the numbers are for reading, not for asserting.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
@@ -30,6 +32,16 @@ struct BenchCommand: AsyncParsableCommand {
     var floor = false
     @Option(help: "The load generator: lean (blocking sockets, a thread per client) or async-http-client.")
     var client: LoadGenerator = .lean
+    @Option(help: "Drive this server instead of starting one (http://host:port: an instance, or a proxy in front of several).")
+    var server: String?
+    @Option(help: "With --server: the passkeys' origin, when it is not the URL's (an instance addressed directly behind a proxy).")
+    var origin: String?
+    @Option(name: .customLong("server-pid"), help: "With --server: a server process whose CPU time counts (repeat for several instances); without one, no CPU figures.")
+    var serverPids: [Int32] = []
+    @Flag(name: .customLong("postgres-cpu"), help: "Also report the CPU time of every process named postgres on this machine, per login.")
+    var postgresCPU = false
+    @Flag(help: "The server (every --server-pid, or the one started) on core 0, the load generator on the other cores.")
+    var pin = false
 
     enum LoadGenerator: String, ExpressibleByArgument {
         case lean
@@ -41,17 +53,40 @@ struct BenchCommand: AsyncParsableCommand {
         guard !clientCounts.isEmpty, accounts >= (clientCounts.max() ?? 1), duration > 0 else {
             throw ValidationError("--clients must list positive numbers, --accounts at least the largest of them, --duration positive")
         }
+        guard server != nil || (origin == nil && serverPids.isEmpty) else {
+            throw ValidationError("--origin and --server-pid go with --server")
+        }
+        guard !pin || CPUAffinity.coreCount >= 2 else { throw ValidationError("--pin needs at least two cores") }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try BenchServer.start(database: database ?? "sqlite:\(directory.path)/bench.sqlite", logLevel: serverLogLevel)
-        defer { server.stop() }
+        let started: BenchServer?
+        let target: BenchTarget
+        var pids = serverPids
+        if let server {
+            started = nil
+            target = try BenchTarget(url: server, origin: origin)
+        } else {
+            let process = try BenchServer.start(database: database ?? "sqlite:\(directory.path)/bench.sqlite", logLevel: serverLogLevel)
+            started = process
+            target = try BenchTarget(url: process.base, origin: nil)
+            pids = [process.pid]
+        }
+        defer { started?.stop() }
+        if pin {
+            for pid in pids { try CPUAffinity.pin(pid, to: [0]) }
+            try CPUAffinity.pin(getpid(), to: Array(1..<CPUAffinity.coreCount))
+        }
+        defer {
+            // A server started elsewhere gets every core back.
+            if pin, started == nil { for pid in pids { try? CPUAffinity.pin(pid, to: Array(0..<CPUAffinity.coreCount)) } }
+        }
 
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
-            try await measureAll(api: BenchAPI(http: http, base: server.base), server: server, clientCounts: clientCounts)
+            try await measureAll(api: BenchAPI(http: http, base: target.base), target: target, pids: pids, clientCounts: clientCounts)
         } catch {
             try? await http.shutdown()
             throw error
@@ -59,27 +94,38 @@ struct BenchCommand: AsyncParsableCommand {
         try await http.shutdown()
     }
 
-    private func measureAll(api: BenchAPI, server: BenchServer, clientCounts: [Int]) async throws {
-
-        print("latchkey bench: server pid \(server.pid) at \(server.base) (LOG_LEVEL=\(serverLogLevel)), \(client.rawValue) client, registering \(accounts) accounts…")
-        let loginUsers = try await seed(api: api, origin: server.base, count: accounts, keep: clientCounts.max() ?? 1)
-        print("what            clients  logins  logins/s  p50 ms  p99 ms  server CPU µs/login")
+    private func measureAll(api: BenchAPI, target: BenchTarget, pids: [Int32], clientCounts: [Int]) async throws {
+        let where_ = server == nil ? "started: pid \(pids[0]), LOG_LEVEL=\(serverLogLevel)" : "server pids \(pids.isEmpty ? "not given" : pids.map(String.init).joined(separator: ","))"
+        print("latchkey bench: \(target.base) (\(where_))\(pin ? ", server pinned to core 0, load generator to cores 1–\(CPUAffinity.coreCount - 1)" : ""), \(client.rawValue) client, registering \(accounts) accounts…")
+        let loginUsers = try await seed(api: api, origin: target.origin, count: accounts, keep: clientCounts.max() ?? 1)
+        func cpu() -> (server: Double, postgres: Double) {
+            (pids.reduce(0) { $0 + ProcessCPU.seconds(of: $1) },
+             postgresCPU ? ProcessCPU.processes(named: "postgres").reduce(0) { $0 + ProcessCPU.seconds(of: $1) } : 0)
+        }
+        print("what            clients  logins  logins/s  p50 ms  p99 ms  server CPU µs/login\(postgresCPU ? "  postgres CPU µs/login" : "")")
         for count in clientCounts {
+            var perLogin: [Iteration: Double] = [:]
             for iteration in floor ? [Iteration.login, .floor] : [.login] {
-                let cpuBefore = server.cpuSeconds()
-                let result = try await measure(api: api, origin: server.base, users: Array(loginUsers.prefix(count)), iteration: iteration)
-                let cpu = server.cpuSeconds() - cpuBefore
-                let rate = Double(result.latencies.count) / result.elapsed
+                let before = cpu()
+                let result = try await measure(api: api, target: target, users: Array(loginUsers.prefix(count)), iteration: iteration)
+                let after = cpu()
+                let logins = Double(max(result.latencies.count, 1))
+                perLogin[iteration] = (after.server - before.server) / logins * 1e6
+                let serverCPU = pids.isEmpty ? "-" : String(format: "%.0f", (after.server - before.server) / logins * 1e6)
+                let postgres = postgresCPU ? String(format: "  %21.0f", (after.postgres - before.postgres) / logins * 1e6) : ""
                 print(String(
-                    format: "%@  %7d  %6d  %8.1f  %6.2f  %6.2f  %19.0f", iteration.label, count, result.latencies.count, rate,
-                    percentile(result.latencies, 0.50) * 1000, percentile(result.latencies, 0.99) * 1000,
-                    cpu / Double(max(result.latencies.count, 1)) * 1e6))
+                    format: "%@  %7d  %6d  %8.1f  %6.2f  %6.2f  %19@%@", iteration.label, count, result.latencies.count,
+                    Double(result.latencies.count) / result.elapsed, percentile(result.latencies, 0.50) * 1000,
+                    percentile(result.latencies, 0.99) * 1000, serverCPU, postgres))
+            }
+            if let login = perLogin[.login], let floor = perLogin[.floor], floor > 0, !pids.isEmpty {
+                print(String(format: "ratio           %7d  server CPU per login / floor: %.2f×", count, login / floor))
             }
         }
     }
 
     /// What one client does per measured iteration.
-    enum Iteration {
+    enum Iteration: Hashable {
         /// Options, SoftAuthenticator signing, verify.
         case login
         /// The same signing, between two GET /healthz: what two requests cost the server with the same pacing.
@@ -120,10 +166,11 @@ struct BenchCommand: AsyncParsableCommand {
         var elapsed: Double
     }
 
-    private func measure(api: BenchAPI, origin: String, users: [SoftAuthenticator], iteration: Iteration) async throws -> Measurement {
-        if client == .lean, let port = URL(string: origin)?.port {
+    private func measure(api: BenchAPI, target: BenchTarget, users: [SoftAuthenticator], iteration: Iteration) async throws -> Measurement {
+        let origin = target.origin
+        if client == .lean {
             let start = Date()
-            let latencies = try await LeanLoadGenerator(port: port, origin: origin)
+            let latencies = try await LeanLoadGenerator(target: target)
                 .run(users: users, until: start + duration, iteration: iteration)
             return Measurement(latencies: latencies, elapsed: Date().timeIntervalSince(start))
         }
@@ -262,17 +309,6 @@ final class BenchServer: @unchecked Sendable {
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
-    }
-
-    /// The server's user + system CPU time so far, from /proc/PID/stat.
-    func cpuSeconds() -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After the command name: state is field 3; utime and stime are fields 14 and 15.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
     func stop() {

@@ -12,8 +12,8 @@ import Glibc
 /// 2-core machine it takes half the machine away from the server it is measuring; this client does the
 /// same login — options, SoftAuthenticator signing, verify — with little more than the signature.
 struct LeanLoadGenerator {
-    let port: Int
-    let origin: String
+    let target: BenchTarget
+    var origin: String { target.origin }
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -37,7 +37,7 @@ struct LeanLoadGenerator {
     }
 
     private func loop(user: SoftAuthenticator, until end: Date, iteration: BenchCommand.Iteration) throws -> [Double] {
-        let connection = try LeanHTTPConnection(port: port)
+        let connection = try LeanHTTPConnection(target: target)
         var samples: [Double] = []
         while Date() < end {
             let began = DispatchTime.now().uptimeNanoseconds
@@ -84,13 +84,16 @@ struct LeanLoadGenerator {
     }
 }
 
-/// One blocking HTTP/1.1 keep-alive connection to 127.0.0.1.
+/// One blocking HTTP/1.1 keep-alive connection to the target's IPv4 address.
 final class LeanHTTPConnection {
     private let socket: Int32
+    private let host: String
     /// Received bytes not yet consumed.
     private var pending: [UInt8] = []
 
-    init(port: Int) throws {
+    init(target: BenchTarget) throws {
+        let port = target.port
+        host = target.host
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw LeanLoadGenerator.Failure(description: "socket() failed: errno \(errno)") }
         var noDelay: Int32 = 1
@@ -98,7 +101,7 @@ final class LeanHTTPConnection {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(target.address)
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -112,7 +115,7 @@ final class LeanHTTPConnection {
 
     /// Sends one request and returns the response body; any other status than `expected` is an error.
     func send(_ method: String, _ path: String, body: [UInt8]? = nil, expecting expected: Int) throws -> [UInt8] {
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: localhost\r\nContent-Length: \(body?.count ?? 0)\r\n"
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Length: \(body?.count ?? 0)\r\n"
         if body != nil { head += "Content-Type: application/json\r\n" }
         head += "\r\n"
         try write(Array(head.utf8) + (body ?? []))
