@@ -272,13 +272,14 @@ def main(argv):
                         help="where the cluster keeps its state (default /tmp/latchkey-cluster)")
     parser.add_argument("--port", type=int, default=8090, help="nginx's port: the cluster's public address (default 8090)")
     parser.add_argument("--instances", type=int, default=3, help="latchkey serve instances (default 3)")
-    parser.add_argument("flags", nargs="*", help="after --: more flags for every `latchkey serve`")
-    args = parser.parse_args(argv)
+    parser.epilog = "Flags after -- go to every `latchkey serve` (scripts/cluster up -- --rate-limit 0)."
+    flags = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     directory = pathlib.Path(args.dir)
     if args.command == "up":
         if (directory / "cluster.json").exists():
             sys.exit(f"scripts/cluster: a cluster is already up in {directory} (scripts/cluster down first)")
-        cluster = Cluster(directory, port=args.port, instances=args.instances, flags=args.flags)
+        cluster = Cluster(directory, port=args.port, instances=args.instances, flags=flags)
         cluster.up()
         print(cluster.status())
         print(f"\nOpen {cluster.origin} — logs in {directory}; stop with scripts/cluster down")
