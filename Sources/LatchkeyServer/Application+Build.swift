@@ -70,6 +70,7 @@ public func buildApplication(
             body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
     }
     try PageController.load().register(on: router)
+    try OpenAPIController.load().register(on: router) // last: it checks every route above against openapi.yaml
 
     let application = Application(
         router: router,
