@@ -1,6 +1,8 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+@_spi(Benchmark) import LatchkeyServer
+import Logging
 import NIOCore
 import NIOHTTP1
 import SoftAuthenticator
@@ -18,7 +20,7 @@ struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Measure logins per second, latency and server CPU per login against a local latchkey serve.")
 
-    @Option(help: "Accounts registered before measuring (login cost must not grow with them).")
+    @Option(help: "Accounts in the database while measuring (login cost must not grow with them). The ones that log in are registered through the API; with a server the benchmark starts, the rest are inserted in bulk first.")
     var accounts = 1000
     @Option(help: "Concurrent clients, comma-separated; one measurement each.")
     var clients = "1,16"
@@ -62,11 +64,20 @@ struct BenchCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: directory) }
         let started: BenchServer?
         let target: BenchTarget
+        var bulkInserted = 0
         var pids = serverPids
         if let server {
             started = nil
             target = try BenchTarget(url: server, origin: origin)
         } else {
+            let location = try DatabaseLocation(parsing: database ?? "sqlite:\(directory.path)/bench.sqlite")
+            let bulk = accounts - (clientCounts.max() ?? 1)
+            if bulk > 0 {
+                print("latchkey bench: inserting \(bulk) accounts in bulk into \(location)…")
+                let took = try await BulkAccounts.insert(count: bulk, into: location, logger: Logger(label: "bench"))
+                print(String(format: "latchkey bench: %d accounts inserted in %.1f s", bulk, Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18))
+            }
+            bulkInserted = max(bulk, 0)
             let process = try BenchServer.start(database: database ?? "sqlite:\(directory.path)/bench.sqlite", logLevel: serverLogLevel)
             started = process
             target = try BenchTarget(url: process.base, origin: nil)
@@ -86,7 +97,14 @@ struct BenchCommand: AsyncParsableCommand {
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
-            try await measureAll(api: BenchAPI(http: http, base: target.base), target: target, pids: pids, clientCounts: clientCounts)
+            try await measureAll(
+                api: BenchAPI(http: http, base: target.base), target: target, pids: pids, clientCounts: clientCounts, register: accounts - bulkInserted)
+            if let started {
+                let memory = ProcessStats.residentMemory(of: started.pid)
+                let size = try await BulkAccounts.size(of: try DatabaseLocation(parsing: started.database), logger: Logger(label: "bench"))
+                print(String(format: "server RSS %.1f MiB now, %.1f MiB at its peak; database %.1f MiB (%@)",
+                             Double(memory.now) / 1_048_576, Double(memory.peak) / 1_048_576, Double(size) / 1_048_576, started.database))
+            }
         } catch {
             try? await http.shutdown()
             throw error
@@ -94,13 +112,13 @@ struct BenchCommand: AsyncParsableCommand {
         try await http.shutdown()
     }
 
-    private func measureAll(api: BenchAPI, target: BenchTarget, pids: [Int32], clientCounts: [Int]) async throws {
+    private func measureAll(api: BenchAPI, target: BenchTarget, pids: [Int32], clientCounts: [Int], register: Int) async throws {
         let where_ = server == nil ? "started: pid \(pids[0]), LOG_LEVEL=\(serverLogLevel)" : "server pids \(pids.isEmpty ? "not given" : pids.map(String.init).joined(separator: ","))"
-        print("latchkey bench: \(target.base) (\(where_))\(pin ? ", server pinned to core 0, load generator to cores 1–\(CPUAffinity.coreCount - 1)" : ""), \(client.rawValue) client, registering \(accounts) accounts…")
-        let loginUsers = try await seed(api: api, origin: target.origin, count: accounts, keep: clientCounts.max() ?? 1)
+        print("latchkey bench: \(target.base) (\(where_))\(pin ? ", server pinned to core 0, load generator to cores 1–\(CPUAffinity.coreCount - 1)" : ""), \(client.rawValue) client, registering \(register) accounts…")
+        let loginUsers = try await seed(api: api, origin: target.origin, count: register, keep: clientCounts.max() ?? 1)
         func cpu() -> (server: Double, postgres: Double) {
-            (pids.reduce(0) { $0 + ProcessCPU.seconds(of: $1) },
-             postgresCPU ? ProcessCPU.processes(named: "postgres").reduce(0) { $0 + ProcessCPU.seconds(of: $1) } : 0)
+            (pids.reduce(0) { $0 + ProcessStats.seconds(of: $1) },
+             postgresCPU ? ProcessStats.processes(named: "postgres").reduce(0) { $0 + ProcessStats.seconds(of: $1) } : 0)
         }
         print("what            clients  logins  logins/s  p50 ms  p99 ms  server CPU µs/login\(postgresCPU ? "  postgres CPU µs/login" : "")")
         for count in clientCounts {
@@ -267,11 +285,13 @@ struct BenchAPI: Sendable {
 final class BenchServer: @unchecked Sendable {
     let process: Process
     let base: String
+    let database: String
     var pid: Int32 { process.processIdentifier }
 
-    private init(process: Process, base: String) {
+    private init(process: Process, base: String, database: String) {
         self.process = process
         self.base = base
+        self.database = database
     }
 
     static func start(database: String, logLevel: String) throws -> BenchServer {
@@ -287,7 +307,7 @@ final class BenchServer: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let server = BenchServer(process: process, base: "http://localhost:\(port)")
+        let server = BenchServer(process: process, base: "http://localhost:\(port)", database: database)
         // Wait until it accepts connections.
         let deadline = Date() + 30
         while Date() < deadline {

@@ -4,8 +4,9 @@ import Foundation
 import Glibc
 #endif
 
-/// CPU time of other processes on this machine, from /proc: what the benchmark charges to the server.
-enum ProcessCPU {
+/// CPU time and memory of other processes on this machine, from /proc: what the benchmark charges to
+/// the server.
+enum ProcessStats {
     /// User + system CPU seconds of `pid` so far (0 when it is gone).
     static func seconds(of pid: Int32) -> Double {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
@@ -15,6 +16,16 @@ enum ProcessCPU {
         // After the command name: state is field 3; utime and stime are fields 14 and 15.
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Resident memory of `pid` now and at its peak, in bytes (VmRSS and VmHWM).
+    static func residentMemory(of pid: Int32) -> (now: Int, peak: Int) {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return (0, 0) }
+        func kilobytes(_ field: String) -> Int {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return 0 }
+            return (Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? 0) * 1024
+        }
+        return (kilobytes("VmRSS"), kilobytes("VmHWM"))
     }
 
     /// The processes whose command name is `name` (e.g. every PostgreSQL backend: `postgres`).
