@@ -32,7 +32,7 @@ enum SQL {
 
     // MARK: Credentials
 
-    private static let credentialColumns = """
+    static let credentialColumns = """
         id, account_id, public_key, algorithm, sign_count, transports, aaguid, attestation_format, backup_eligible, \
         backup_state, uv_initialized, name, created_at, last_used_at, attestation_verified
         """
