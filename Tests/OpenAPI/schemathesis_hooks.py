@@ -5,10 +5,13 @@ Schemathesis cannot sign a WebAuthn ceremony, so the token comes from a soft-web
 against the server named by LATCHKEY_OPENAPI_SERVER: a new account with two passkeys, so that removing one
 can succeed (204) before the last one is refused (409). The token is kept until the server answers 401 —
 an operation ended the session (logout, logout everywhere, the account deleted); schemathesis then asks for
-a new one and replays the request once. Only the operations that act on a session get it (and
-`registration/options`, which then adds a passkey): on `login/verify` or `registration/verify`, whose
-made-up credentials always fail verification (401), every failure would look like an ended session and cost
-a new account."""
+a new one and replays the request once.
+
+Only the operations that need a session get it. `registration/options` stays anonymous, so that its public
+form (a new account's options, `displayName` checked) is the one fuzzed; with a session it adds a passkey,
+which the ceremony test in test_schemathesis.py and this module's sign-up both do. On `login/verify` or
+`registration/verify`, whose made-up credentials always fail verification (401), a token would only make
+every failure look like an ended session and cost a new account."""
 import os
 import pathlib
 import sys
@@ -21,7 +24,7 @@ from latchkey_server import Server  # noqa: E402
 from soft_webauthn_client import as_json, register, unb64url  # noqa: E402
 
 SIGNED_IN = ["getAccount", "updateAccount", "deleteAccount", "logout", "logoutEverywhere", "listPasskeys", "renamePasskey",
-             "removePasskey", "startRegistration"]
+             "removePasskey"]
 
 
 class Remote:
