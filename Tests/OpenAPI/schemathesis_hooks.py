@@ -68,8 +68,9 @@ class SessionToken:
 
 # Headers that frame the HTTP message itself. Schemathesis's negative cases sometimes add them with made-up
 # values (an empty Content-Length); such a request is not valid HTTP, and the HTTP layer answers it before
-# any route with a bare 400 (described in the document's introduction, and covered by Tests/Hostile). The
-# document's operations are about valid HTTP requests, so these headers are left to the HTTP client.
+# any route with a bare 400 and no JSON body (said in the document's introduction; pinned by
+# test_malformed_http_head_is_a_bare_400). The document's operations are about valid HTTP requests, so these
+# headers are left to the HTTP client.
 FRAMING_HEADERS = {"content-length", "transfer-encoding", "host", "connection", "expect", "upgrade", "te", "trailer"}
 
 
