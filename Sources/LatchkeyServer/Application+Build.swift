@@ -63,6 +63,13 @@ public func buildApplication(
     CeremonyController(ceremonies: ceremonies, authentication: authentication, configuration: configuration).register(on: api)
     AccountController(store: store, sessions: sessions, authentication: authentication, configuration: configuration, now: now)
         .register(on: api)
+    let issuer = configuration.accessTokens ? AccessTokenIssuer(
+        store: store, settings: .init(
+            ttl: configuration.accessTokenTTL, keyLifetime: configuration.signingKeyLifetime,
+            issuer: configuration.effectiveTokenIssuer, audience: configuration.tokenAudience),
+        now: now) : nil
+    TokenController(issuer: issuer, sessions: sessions, authentication: authentication, introspectionSecret: configuration.introspectionSecret)
+        .register(api: api, router: router)
     WellKnownController(configuration: configuration).register(on: router)
     router.get("/metrics") { _, _ in
         Response(

@@ -16,7 +16,9 @@ struct ServeCommand: AsyncParsableCommand {
             LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LATCHKEY_RATE_LIMIT, \
             LATCHKEY_TRUST_FORWARDED_FOR (true or false), LATCHKEY_IDLE_TIMEOUT (seconds), LATCHKEY_MAX_CONNECTIONS, \
             LATCHKEY_MAX_CONNECTIONS_PER_CLIENT, LATCHKEY_DATABASE_POOL, LATCHKEY_DATABASE_TIMEOUT (seconds), \
-            LATCHKEY_RATE_LIMIT_SCOPE, LATCHKEY_HOUSEKEEPING_INTERVAL (seconds), \
+            LATCHKEY_RATE_LIMIT_SCOPE, LATCHKEY_HOUSEKEEPING_INTERVAL (seconds), LATCHKEY_ACCESS_TOKENS (true or false), \
+            LATCHKEY_ACCESS_TOKEN_TTL, LATCHKEY_SIGNING_KEY_LIFETIME (seconds), LATCHKEY_TOKEN_ISSUER, LATCHKEY_TOKEN_AUDIENCE, \
+            LATCHKEY_INTROSPECTION_SECRET, \
             LATCHKEY_SIGN_COUNT, LOG_LEVEL (default info).
             """
     )
@@ -41,6 +43,18 @@ struct ServeCommand: AsyncParsableCommand {
     var rateLimitScope: String?
     @Option(name: .customLong("housekeeping-interval"), help: "Seconds between purges of expired sessions and challenges; one instance per database does each (default 60).")
     var housekeepingInterval: Double?
+    @Flag(name: .customLong("access-tokens"), help: "Issue signed access tokens (JWT, ES256) from sessions at POST /api/token, keys at /.well-known/jwks.json.")
+    var accessTokens = false
+    @Option(name: .customLong("access-token-ttl"), help: "Seconds an access token is valid (default 900).")
+    var accessTokenTTL: Int?
+    @Option(name: .customLong("signing-key-lifetime"), help: "Seconds each access-token signing key signs before the next one takes over (default 604800, a week).")
+    var signingKeyLifetime: Int?
+    @Option(name: .customLong("token-issuer"), help: "The access tokens' iss claim (default: the first origin).")
+    var tokenIssuer: String?
+    @Option(name: .customLong("token-audience"), help: "The access tokens' aud claim (default: none).")
+    var tokenAudience: String?
+    @Option(name: .customLong("introspection-secret-file"), help: "A file holding the secret (32+ characters) backends present to POST /api/introspect; introspection is off without one. Or LATCHKEY_INTROSPECTION_SECRET.")
+    var introspectionSecretFile: String?
     @Flag(name: .customLong("trust-forwarded-for"), help: "Behind a reverse proxy: count requests against the last X-Forwarded-For address.")
     var trustForwardedFor = false
     @Option(name: .customLong("database-pool"), help: "PostgreSQL connections per instance (default 8).")
@@ -158,6 +172,27 @@ struct ServeCommand: AsyncParsableCommand {
         if let seconds = try seconds(databaseTimeout, "LATCHKEY_DATABASE_TIMEOUT") { c.databaseTimeout = seconds }
         c.maxConnections = try integer(maxConnections, "LATCHKEY_MAX_CONNECTIONS") ?? c.maxConnections
         c.maxConnectionsPerClient = try integer(maxConnectionsPerClient, "LATCHKEY_MAX_CONNECTIONS_PER_CLIENT") ?? c.maxConnectionsPerClient
+        if accessTokens {
+            c.accessTokens = true
+        } else if let text = env["LATCHKEY_ACCESS_TOKENS"], !text.isEmpty {
+            guard let value = ["true": true, "1": true, "false": false, "0": false][text.lowercased()] else {
+                throw .init(description: "LATCHKEY_ACCESS_TOKENS must be true or false, not \"\(text)\"")
+            }
+            c.accessTokens = value
+        }
+        if let seconds = try integer(accessTokenTTL, "LATCHKEY_ACCESS_TOKEN_TTL") { c.accessTokenTTL = TimeInterval(seconds) }
+        if let seconds = try integer(signingKeyLifetime, "LATCHKEY_SIGNING_KEY_LIFETIME") { c.signingKeyLifetime = TimeInterval(seconds) }
+        c.tokenIssuer = tokenIssuer ?? env["LATCHKEY_TOKEN_ISSUER"].flatMap { $0.isEmpty ? nil : $0 }
+        c.tokenAudience = tokenAudience ?? env["LATCHKEY_TOKEN_AUDIENCE"].flatMap { $0.isEmpty ? nil : $0 }
+        if let path = introspectionSecretFile {
+            // The secret is read, never logged; a trailing line break (echo > file) is not part of it.
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw .init(description: "the introspection secret file \(path) cannot be read")
+            }
+            c.introspectionSecret = text.trimmingCharacters(in: .newlines)
+        } else if let secret = env["LATCHKEY_INTROSPECTION_SECRET"], !secret.isEmpty {
+            c.introspectionSecret = secret
+        }
         if trustForwardedFor {
             c.trustForwardedFor = true
         } else if let text = env["LATCHKEY_TRUST_FORWARDED_FOR"], !text.isEmpty {

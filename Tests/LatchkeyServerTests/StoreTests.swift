@@ -183,7 +183,7 @@ struct StoreTests {
             try await store.createAccount(account, credential: Self.credential([1], account: account.id))
             try await store.addCredential(Self.credential([2], account: account.id))
             let now = Date()
-            try await store.insertSession(NewSession(tokenHash: [1, 1], accountId: account.id, credentialId: nil, createdAt: now, expiresAt: now + 60))
+            try await store.insertSession(NewSession(tokenHash: [1, 1], accountId: account.id, credentialId: nil, createdAt: now, expiresAt: now + 60, userVerified: true))
             #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now) == account.id)
             #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now + 61) == nil)
             #expect(try await store.deleteCredential(id: [2], accountId: "someone-else", keepingSession: []) == .notFound)
@@ -210,7 +210,7 @@ struct StoreTests {
         { _, account in
             .accept(LoginWrites(
                 signCount: signCount, backupState: true, userVerified: true,
-                session: NewSession(tokenHash: [token], accountId: account.id, credentialId: nil, createdAt: now, expiresAt: now + 60)))
+                session: NewSession(tokenHash: [token], accountId: account.id, credentialId: nil, createdAt: now, expiresAt: now + 60, userVerified: true)))
         }
     }
 

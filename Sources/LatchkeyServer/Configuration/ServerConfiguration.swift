@@ -67,6 +67,23 @@ public struct ServerConfiguration: Sendable {
     /// host, so this leaves room for dozens of people behind one NAT.
     public var maxConnectionsPerClient = 256
 
+    /// Signed access tokens (JWT, ES256) for other backends: `POST /api/token` turns a session into one,
+    /// `/.well-known/jwks.json` publishes the keys that verify them. Off by default.
+    public var accessTokens = false
+    /// Seconds an access token is valid: short, because a backend that verifies it offline learns of a
+    /// logout only when it expires.
+    public var accessTokenTTL: TimeInterval = 15 * 60
+    /// Seconds each signing key signs before the next takes over (the previous one stays published until
+    /// its tokens have expired).
+    public var signingKeyLifetime: TimeInterval = 7 * 24 * 3600
+    /// The tokens' `iss`; the first origin when nil.
+    public var tokenIssuer: String?
+    /// The tokens' `aud`, when the backends that accept them want one.
+    public var tokenAudience: String?
+    /// What backends present (`Authorization: Bearer …`) to ask `POST /api/introspect` about a token;
+    /// introspection is off without one.
+    public var introspectionSecret: String?
+
     public init() {}
 
     /// Browsers cap a cookie's Max-Age at 400 days (RFC 6265bis), so a longer session could not be kept
@@ -109,6 +126,15 @@ public struct ServerConfiguration: Sendable {
         guard housekeepingInterval >= 0.1, housekeepingInterval <= 3600 else {
             throw Invalid(description: "the housekeeping interval must be between 0.1 and 3600 seconds, not \(housekeepingInterval)")
         }
+        guard accessTokenTTL >= 30, accessTokenTTL <= 24 * 3600 else {
+            throw Invalid(description: "the access token lifetime must be between 30 seconds and one day, not \(accessTokenTTL)")
+        }
+        guard signingKeyLifetime >= accessTokenTTL, signingKeyLifetime >= 3600 else {
+            throw Invalid(description: "a signing key must sign for at least an hour and at least as long as a token lives (\(Int(accessTokenTTL)) s), not \(Int(signingKeyLifetime)) s")
+        }
+        if let introspectionSecret, introspectionSecret.utf8.count < 32 {
+            throw Invalid(description: "the introspection secret must be at least 32 characters (it is all that keeps token scanners out), not \(introspectionSecret.utf8.count)")
+        }
         guard (1...1000).contains(databasePoolSize) else {
             throw Invalid(description: "the database pool must hold between 1 and 1000 connections, not \(databasePoolSize)")
         }
@@ -129,6 +155,9 @@ public struct ServerConfiguration: Sendable {
     var effectiveRateLimitScope: RateLimitScope {
         rateLimitScope ?? (database.isPostgres ? .database : .instance)
     }
+
+    /// The access tokens' issuer: as configured, else the first origin.
+    var effectiveTokenIssuer: String { tokenIssuer ?? origins.first ?? "latchkey" }
 
     /// The connection bounds to apply, or nil when there are none.
     var databaseLimits: DatabaseConnections.Limits {

@@ -120,7 +120,7 @@ struct CeremonyService: Sendable {
                 let account = AccountRecord(
                     id: record.accountId, userHandle: userHandle, displayName: displayName, credo: "", createdAt: created, updatedAt: created)
                 try await store.createAccount(account, credential: record, challenge: used)
-                let token = try await sessions.create(accountId: account.id, credentialId: record.id)
+                let token = try await sessions.create(accountId: account.id, credentialId: record.id, userVerified: result.userVerified)
                 metrics.succeeded(kind)
                 return .newAccount(token: token, account: account)
             }
@@ -165,7 +165,8 @@ struct CeremonyService: Sendable {
                     credential, expectedChallenge: challenge, storedCredential: stored)
                 return .accept(LoginWrites(
                     signCount: result.signCount, backupState: result.backupState, userVerified: result.userVerified,
-                    session: sessions.session(for: token, accountId: account.id, credentialId: record.id), possibleClone: result.possibleClone))
+                    session: sessions.session(for: token, accountId: account.id, credentialId: record.id, userVerified: result.userVerified),
+                    possibleClone: result.possibleClone))
             } catch {
                 return .reject(APIError(.unauthorized, error.code, error.message))
             }

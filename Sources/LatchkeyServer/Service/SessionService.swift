@@ -7,16 +7,23 @@ struct SessionService: Sendable {
     let now: @Sendable () -> Date
 
     /// A new session opened with the passkey `credentialId`.
-    func create(accountId: String, credentialId: [UInt8]) async throws -> SessionToken {
+    func create(accountId: String, credentialId: [UInt8], userVerified: Bool) async throws -> SessionToken {
         let token = SessionToken.generate()
-        try await store.insertSession(session(for: token, accountId: accountId, credentialId: credentialId))
+        try await store.insertSession(session(for: token, accountId: accountId, credentialId: credentialId, userVerified: userVerified))
         return token
     }
 
     /// The row that stores a new token, for a caller that writes it in its own transaction.
-    func session(for token: SessionToken, accountId: String, credentialId: [UInt8]) -> NewSession {
+    func session(for token: SessionToken, accountId: String, credentialId: [UInt8], userVerified: Bool) -> NewSession {
         let created = now()
-        return NewSession(tokenHash: token.hash, accountId: accountId, credentialId: credentialId, createdAt: created, expiresAt: created + ttl)
+        return NewSession(
+            tokenHash: token.hash, accountId: accountId, credentialId: credentialId, createdAt: created, expiresAt: created + ttl,
+            userVerified: userVerified)
+    }
+
+    /// The live session of `token`, with what an access token says about it.
+    func details(for token: String) async throws -> SessionDetails? {
+        try await store.sessionDetails(tokenHash: SessionToken.hash(of: token), now: now())
     }
 
     /// The account id of a valid, unexpired token; nil otherwise.

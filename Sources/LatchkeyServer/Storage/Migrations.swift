@@ -151,6 +151,11 @@ enum Migrations {
                 "CREATE INDEX rate_limits_by_update ON rate_limits (updated_at)",
             ] : [])
         },
+        // Access tokens (issue 14): whether the login that opened a session verified the user, for the
+        // tokens' `amr` claim. Sessions from before say no.
+        Migration(version: 6) { _ in
+            ["ALTER TABLE sessions ADD COLUMN user_verified INTEGER NOT NULL DEFAULT 0"]
+        },
     ]
 
     /// The newest schema version this build knows.

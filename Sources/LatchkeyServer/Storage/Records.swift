@@ -53,4 +53,19 @@ struct NewSession: Sendable {
     let credentialId: [UInt8]?
     let createdAt: Date
     let expiresAt: Date
+    /// The ceremony that opened it verified the user (UV flag), not only their presence.
+    let userVerified: Bool
+}
+
+/// A live session as an access token describes it.
+struct SessionDetails: Sendable, Equatable {
+    let tokenHash: [UInt8]
+    let accountId: String
+    /// When the passkey ceremony that opened the session happened (the token's `auth_time`).
+    let createdAt: Date
+    let expiresAt: Date
+    let userVerified: Bool
+    /// The passkey that opened it can be synced to other devices (BE flag); nil when unknown (the passkey
+    /// was removed, or the session predates migration 3).
+    let backupEligible: Bool?
 }

@@ -51,6 +51,13 @@ struct Store: Sendable {
         }
     }
 
+    /// Deletes the server keys whose name starts with `prefix` and sorts before `name` (retired signing keys).
+    func deleteServerKeys(prefix: String, before name: String) async throws {
+        try await connections.withConnection { db in
+            try await db.run(StoreQuery(SQL.deleteServerKeys, .text(prefix + "%"), .text(name)))
+        }
+    }
+
     /// Writes SQLite's log back into the database and empties it, so that a burst of writes does not leave
     /// a large log file behind; nothing to do on PostgreSQL.
     func truncateLog() async throws {
@@ -232,7 +239,47 @@ struct Store: Sendable {
     private static func insert(_ session: NewSession, on db: any SQLDatabase) async throws {
         try await db.run(StoreQuery(
             SQL.insertSession, .blob(session.tokenHash), .text(session.accountId), .milliseconds(session.createdAt),
-            .milliseconds(session.expiresAt), .blob(session.credentialId)))
+            .milliseconds(session.expiresAt), .blob(session.credentialId), .integer(session.userVerified)))
+    }
+
+    /// A live session with what an access token says about it, by its token's hash.
+    func sessionDetails(tokenHash: [UInt8], now: Date) async throws -> SessionDetails? {
+        try await connections.withConnection { db in
+            try await db.first(StoreQuery(SQL.sessionDetails, .blob(tokenHash), .milliseconds(now))).map(Self.sessionDetails(from:))
+        }
+    }
+
+    /// A live session whose token hash begins with `prefix` (an access token's `sid`); nil if none, or
+    /// if the prefix is not a proper one (empty, or all 0xFF bytes, which has no range above it).
+    func sessionDetails(hashPrefix prefix: [UInt8], now: Date) async throws -> SessionDetails? {
+        guard let upper = Self.successor(of: prefix) else { return nil }
+        return try await connections.withConnection { db in
+            try await db.first(StoreQuery(SQL.sessionDetailsByPrefix, .blob(prefix), .blob(upper), .milliseconds(now)))
+                .map(Self.sessionDetails(from:))
+        }
+    }
+
+    /// The smallest byte string greater than every string that starts with `prefix`.
+    static func successor(of prefix: [UInt8]) -> [UInt8]? {
+        var bytes = prefix
+        while let last = bytes.last {
+            if last < 0xFF {
+                bytes[bytes.count - 1] = last + 1
+                return bytes
+            }
+            bytes.removeLast()
+        }
+        return nil
+    }
+
+    private static func sessionDetails(from row: any SQLRow) throws -> SessionDetails {
+        SessionDetails(
+            tokenHash: Array(try row.decode(column: "token_hash", as: Data.self)),
+            accountId: try row.decode(column: "account_id", as: String.self),
+            createdAt: Timestamp.date(try row.decode(column: "created_at", as: Int64.self)),
+            expiresAt: Timestamp.date(try row.decode(column: "expires_at", as: Int64.self)),
+            userVerified: try row.decode(column: "user_verified", as: Int.self) != 0,
+            backupEligible: try row.decode(column: "backup_eligible", as: Int?.self).map { $0 != 0 })
     }
 
     /// The account of an unexpired session, found by the token's hash (an index look-up, so the time

@@ -11,6 +11,7 @@ enum SQL {
         INSERT INTO server_keys (name, secret, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING
         """)
     static let serverKey = StoreStatement("SELECT secret FROM server_keys WHERE name = $1")
+    static let deleteServerKeys = StoreStatement("DELETE FROM server_keys WHERE name LIKE $1 AND name < $2")
 
     // MARK: Accounts
 
@@ -66,7 +67,17 @@ enum SQL {
     // MARK: Sessions
 
     static let insertSession = StoreStatement(
-        "INSERT INTO sessions (token_hash, account_id, created_at, expires_at, credential_id) VALUES ($1, $2, $3, $4, $5)")
+        "INSERT INTO sessions (token_hash, account_id, created_at, expires_at, credential_id, user_verified) VALUES ($1, $2, $3, $4, $5, $6)")
+    private static let sessionDetailColumns = """
+        SELECT s.token_hash, s.account_id, s.created_at, s.expires_at, s.user_verified, c.backup_eligible
+        FROM sessions s LEFT JOIN credentials c ON c.id = s.credential_id
+        """
+    /// A live session and the passkey that opened it, by the token's hash.
+    static let sessionDetails = StoreStatement("\(sessionDetailColumns) WHERE s.token_hash = $1 AND s.expires_at > $2")
+    /// The same by the first bytes of the hash (an access token's `sid`): a range of the primary key,
+    /// $1 ≤ hash < $2, so no index beyond the key is needed.
+    static let sessionDetailsByPrefix = StoreStatement(
+        "\(sessionDetailColumns) WHERE s.token_hash >= $1 AND s.token_hash < $2 AND s.expires_at > $3")
     /// The sessions a removed passkey opened, but the caller's own ($2).
     static let deleteCredentialSessions = StoreStatement("DELETE FROM sessions WHERE credential_id = $1 AND token_hash <> $2")
     static let deleteAccountSessions = StoreStatement("DELETE FROM sessions WHERE account_id = $1")

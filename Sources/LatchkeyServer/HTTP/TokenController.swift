@@ -1,0 +1,137 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Sign-in for other backends: `POST /api/token` turns the caller's session into a short-lived signed
+/// access token, `/.well-known/jwks.json` publishes the keys that verify it, and `POST /api/introspect`
+/// (RFC 7662) answers a backend that prefers to ask whether a token — access token or session token —
+/// is active. Each answers 404 `not_enabled` while its option is off (the routes are always there, so
+/// the API document is the same for every configuration).
+struct TokenController: Sendable {
+    let issuer: AccessTokenIssuer?
+    let sessions: SessionService
+    let authentication: RequestAuthentication
+    /// SHA-256 of the introspection secret (compared digest to digest, in constant time).
+    let introspectionSecretDigest: [UInt8]?
+
+    init(issuer: AccessTokenIssuer?, sessions: SessionService, authentication: RequestAuthentication, introspectionSecret: String?) {
+        self.issuer = issuer
+        self.sessions = sessions
+        self.authentication = authentication
+        self.introspectionSecretDigest = introspectionSecret.map { Array(SHA256.hash(data: Array($0.utf8))) }
+    }
+
+    struct TokenResponse: Encodable {
+        let access_token: String
+        let token_type: String
+        let expires_in: Int
+    }
+
+    /// RFC 7662 §2.2; members other than `active` only for an active token.
+    struct IntrospectionResponse: Encodable {
+        var active: Bool
+        var token_type: String?
+        var sub: String?
+        var iss: String?
+        var aud: String?
+        var exp: Int64?
+        var iat: Int64?
+        var auth_time: Int64?
+        var amr: [String]?
+        var sid: String?
+    }
+
+    /// `api` is the rate-limited `/api` group; introspection goes on the router itself (see below).
+    func register(api: some RouterMethods<APIRequestContext>, router: Router<APIRequestContext>) {
+        api.post("token") { request, _ in try await token(request) }
+        router.get("/.well-known/jwks.json") { _, _ in try await jwks() }
+        // Outside the per-address rate limit: a backend asks once per request it serves, all from one
+        // address. The secret it must present is at least 32 characters, compared in constant time.
+        router.post("/api/introspect") { request, context in try await introspect(request, context: context) }
+    }
+
+    static func notEnabled(_ what: String) -> APIError {
+        APIError(.notFound, "not_enabled", "\(what) are not enabled on this server (latchkey serve --help).")
+    }
+
+    func token(_ request: Request) async throws -> Response {
+        guard let issuer else { throw Self.notEnabled("Access tokens") }
+        let caller = try await authentication.require(request)
+        guard let session = try await sessions.details(for: caller.token) else { throw APIError.notAuthenticated }
+        let (token, expiresIn) = try await issuer.issue(for: session)
+        return try JSONResponse.make(.ok, TokenResponse(access_token: token, token_type: "Bearer", expires_in: expiresIn))
+    }
+
+    func jwks() async throws -> Response {
+        guard let issuer else { throw Self.notEnabled("Access tokens") }
+        var response = try JSONResponse.make(.ok, try await issuer.jwks())
+        // The next period's key is published a whole period ahead, so a cached copy is never missing
+        // the key of a fresh token for longer than this.
+        response.headers[.cacheControl] = "public, max-age=600"
+        return response
+    }
+
+    func introspect(_ request: Request, context: APIRequestContext) async throws -> Response {
+        guard let introspectionSecretDigest else { throw Self.notEnabled("Token introspection requests") }
+        guard let header = request.headers[.authorization], let secret = try? RequestAuthentication.bearerToken(header),
+              Self.constantTimeEqual(Array(SHA256.hash(data: Array(secret.utf8))), introspectionSecretDigest)
+        else {
+            var refusal = try APIError(.unauthorized, "invalid_client", "Present the introspection secret as Authorization: Bearer <secret>.")
+                .response(from: request, context: context)
+            refusal.headers[.wwwAuthenticate] = "Bearer realm=\"latchkey-introspection\""
+            return refusal
+        }
+        let token = try await Self.formToken(request)
+        return try JSONResponse.make(.ok, try await describe(token))
+    }
+
+    /// What introspection says about `token`: a session token (43 base64url characters) is active while
+    /// its session is; anything else is tried as an access token.
+    private func describe(_ token: String) async throws -> IntrospectionResponse {
+        let inactive = IntrospectionResponse(active: false)
+        if RequestAuthentication.isWellFormed(token) {
+            guard let session = try await sessions.details(for: token) else { return inactive }
+            return IntrospectionResponse(
+                active: true, token_type: "session", sub: session.accountId, exp: Self.seconds(session.expiresAt),
+                iat: Self.seconds(session.createdAt), auth_time: Self.seconds(session.createdAt), amr: AccessTokenClaims.methods(of: session))
+        }
+        guard let issuer, token.utf8.count <= 4096, let found = try await issuer.introspect(token) else { return inactive }
+        let claims = found.claims
+        return IntrospectionResponse(
+            active: true, token_type: "access_token", sub: claims.sub.value, iss: claims.iss.value, aud: claims.aud?.value.first,
+            exp: Self.seconds(claims.exp.value), iat: Self.seconds(claims.iat.value), auth_time: claims.authTime, amr: claims.amr,
+            sid: claims.sid)
+    }
+
+    /// The `token` parameter of an `application/x-www-form-urlencoded` body (RFC 7662 §2.1).
+    static func formToken(_ request: Request) async throws -> String {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: RequestBody.limit)
+        } catch {
+            throw APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+        }
+        guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+            throw APIError(.badRequest, "unsupported_content_type", "Send token=… as Content-Type: application/x-www-form-urlencoded (RFC 7662).")
+        }
+        let body = String(decoding: buffer.readableBytesView, as: UTF8.self)
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == "token" else { continue }
+            guard let value = String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding, !value.isEmpty else {
+                throw APIError(.badRequest, "malformed_token_parameter", "The token parameter is not properly percent-encoded.")
+            }
+            return value
+        }
+        throw APIError(.badRequest, "missing_token", "Send the token to look up as the form parameter token.")
+    }
+
+    static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}
