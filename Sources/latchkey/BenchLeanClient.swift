@@ -84,16 +84,27 @@ struct LeanLoadGenerator {
     }
 }
 
-/// One blocking HTTP/1.1 keep-alive connection to the target's IPv4 address.
+/// One blocking HTTP/1.1 keep-alive connection to the target's IPv4 address, opened again when the
+/// server ends it with `Connection: close` (nginx does after `keepalive_requests`, 1000 by default).
 final class LeanHTTPConnection {
-    private let socket: Int32
+    private var socket: Int32 = -1
+    private let target: BenchTarget
     private let host: String
     /// Received bytes not yet consumed.
     private var pending: [UInt8] = []
+    /// The last response said `Connection: close`: the next request needs a new connection.
+    private var closing = false
 
     init(target: BenchTarget) throws {
-        let port = target.port
+        self.target = target
         host = target.host
+        try open()
+    }
+
+    private func open() throws {
+        let port = target.port
+        pending = []
+        closing = false
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw LeanLoadGenerator.Failure(description: "socket() failed: errno \(errno)") }
         var noDelay: Int32 = 1
@@ -115,6 +126,10 @@ final class LeanHTTPConnection {
 
     /// Sends one request and returns the response body; any other status than `expected` is an error.
     func send(_ method: String, _ path: String, body: [UInt8]? = nil, expecting expected: Int) throws -> [UInt8] {
+        if closing {
+            close(socket)
+            try open()
+        }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Length: \(body?.count ?? 0)\r\n"
         if body != nil { head += "Content-Type: application/json\r\n" }
         head += "\r\n"
@@ -157,6 +172,7 @@ final class LeanHTTPConnection {
               let status = Int(statusLine.split(separator: " ")[1])
         else { throw LeanLoadGenerator.Failure(description: "malformed status line") }
         guard !head.contains("transfer-encoding: chunked") else { throw LeanLoadGenerator.Failure(description: "chunked responses are not supported") }
+        closing = lines.contains { $0.hasPrefix("connection:") && $0.contains("close") }
         let length = lines.lazy.compactMap { line -> Int? in
             guard line.hasPrefix("content-length:") else { return nil }
             return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
