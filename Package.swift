@@ -81,6 +81,12 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // An application that embeds Latchkey (README: "Add passkeys to a Hummingbird app").
+        .executableTarget(
+            name: "EmbeddedApp",
+            dependencies: ["LatchkeyServer", .product(name: "Hummingbird", package: "hummingbird")],
+            path: "Examples/EmbeddedApp"
+        ),
         // Release-mode benchmark, run by hand (`swift run -c release latchkey-bench`), never by the tests.
         .executableTarget(
             name: "latchkey-bench",
@@ -119,6 +125,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "LatchkeyCLITests", dependencies: ["latchkey", "WebAuthn"]),
+        .testTarget(
+            name: "EmbeddedAppTests",
+            dependencies: [
+                "EmbeddedApp", "LatchkeyServer", "SoftAuthenticator", "WebAuthn",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

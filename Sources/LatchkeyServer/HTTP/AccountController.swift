@@ -11,7 +11,7 @@ struct AccountController: Sendable {
     let now: @Sendable () -> Date
 
     /// Adds the routes to `api`, the router's `/api` group.
-    func register(on api: some RouterMethods<APIRequestContext>) {
+    func register<Context: LatchkeyRequestContext>(on api: some RouterMethods<Context>) {
         api.get("account") { request, _ in try await account(request) }
         api.patch("account") { request, _ in try await update(request) }
         api.delete("account") { request, _ in try await delete(request) }

@@ -7,7 +7,7 @@ struct CeremonyController: Sendable {
     let configuration: ServerConfiguration
 
     /// Adds the routes to `api`, the router's `/api` group.
-    func register(on api: some RouterMethods<APIRequestContext>) {
+    func register<Context: LatchkeyRequestContext>(on api: some RouterMethods<Context>) {
         api.post("registration/options") { request, _ in try await registrationOptions(request) }
         api.post("registration/verify") { request, _ in try await registrationVerify(request) }
         api.post("login/options") { request, _ in try await loginOptions(request) }

@@ -7,9 +7,7 @@ import Logging
 /// duration — never headers, bodies, tokens or challenges). A database that cannot be reached is a 503
 /// `database_unavailable` (every unit of work is one transaction, so nothing was half-done); other
 /// unknown errors become a 500 whose body says nothing about the cause; the cause goes to the log.
-struct ErrorAndLogMiddleware: RouterMiddleware {
-    typealias Context = APIRequestContext
-
+struct ErrorAndLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         context.logger.debug("request start", metadata: ["method": "\(request.method.rawValue)", "path": "\(request.uri.path)"])

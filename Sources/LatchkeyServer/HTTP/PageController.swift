@@ -49,9 +49,17 @@ struct PageController: Sendable {
         return PageController(assets: assets)
     }
 
-    func register(on router: Router<APIRequestContext>) {
+    /// Adds the files to `scope` (the root, or the group of the prefix an application mounted Latchkey
+    /// at). The page's own links are relative, so under a prefix it must be opened as `/<prefix>/`: the
+    /// bare `/<prefix>` is redirected there.
+    func register<Context: RequestContext>(on scope: some RouterMethods<Context>, prefix: String = "") {
         for (route, asset) in assets {
-            router.get(RouterPath(stringLiteral: route)) { request, _ in Self.response(asset, request: request) }
+            scope.get(RouterPath(stringLiteral: route)) { request, _ in
+                if route == "/", !prefix.isEmpty, !request.uri.path.hasSuffix("/") {
+                    return Response(status: .permanentRedirect, headers: [.location: request.uri.path + "/"])
+                }
+                return Self.response(asset, request: request)
+            }
         }
     }
 

@@ -7,9 +7,7 @@ import Metrics
 /// `/healthz`, `/metrics` and the well-known documents are not counted. A refused request gets 429
 /// `rate_limited` with `Retry-After`. With a shared limit (instances on one PostgreSQL), a request the
 /// instance's own limiter lets through is also counted in the shared bucket.
-struct RateLimitMiddleware: RouterMiddleware {
-    typealias Context = APIRequestContext
-
+struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
     let limiter: RateLimiter
     let shared: SharedRateLimit?
     /// Behind a reverse proxy every connection comes from the proxy: then the client is the address the

@@ -43,13 +43,17 @@ struct TokenController: Sendable {
         var sid: String?
     }
 
-    /// `api` is the rate-limited `/api` group; introspection goes on the router itself (see below).
-    func register(api: some RouterMethods<APIRequestContext>, router: Router<APIRequestContext>) {
+    /// `api` is the rate-limited `/api` group; introspection goes on `unlimited`, the group `api` is in,
+    /// outside the limiter: a backend asks once per request it serves, all from one address. The secret
+    /// it must present is at least 32 characters, compared in constant time.
+    func register<Context: LatchkeyRequestContext>(api: some RouterMethods<Context>, unlimited: some RouterMethods<Context>) {
         api.post("token") { request, _ in try await token(request) }
-        router.get("/.well-known/jwks.json") { _, _ in try await jwks() }
-        // Outside the per-address rate limit: a backend asks once per request it serves, all from one
-        // address. The secret it must present is at least 32 characters, compared in constant time.
-        router.post("/api/introspect") { request, context in try await introspect(request, context: context) }
+        unlimited.post("api/introspect") { request, context in try await introspect(request, context: context) }
+    }
+
+    /// The key set, at the domain's root where verifiers look for it.
+    func registerKeySet<Context: LatchkeyRequestContext>(on root: some RouterMethods<Context>) {
+        root.get(".well-known/jwks.json") { _, _ in try await jwks() }
     }
 
     static func notEnabled(_ what: String) -> APIError {
@@ -73,7 +77,7 @@ struct TokenController: Sendable {
         return response
     }
 
-    func introspect(_ request: Request, context: APIRequestContext) async throws -> Response {
+    func introspect(_ request: Request, context: some RequestContext) async throws -> Response {
         guard let introspectionSecretDigest else { throw Self.notEnabled("Token introspection requests") }
         guard let header = request.headers[.authorization], let secret = try? RequestAuthentication.bearerToken(header),
               Self.constantTimeEqual(Array(SHA256.hash(data: Array(secret.utf8))), introspectionSecretDigest)

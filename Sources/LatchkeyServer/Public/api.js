@@ -1,5 +1,7 @@
 // Latchkey's HTTP API from the page: same-origin requests with the session in the server's HttpOnly
-// cookie (this script never sees or stores a token), errors carried as the server wrote them.
+// cookie (this script never sees or stores a token), errors carried as the server wrote them. Paths are
+// relative ("api/login/options"), so the page also works where an application mounts Latchkey under a
+// prefix (/auth/ → /auth/api/…).
 
 export class ApiError extends Error {
   constructor(status, code, message) { super(message); this.status = status; this.code = code; }

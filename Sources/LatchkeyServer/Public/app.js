@@ -92,7 +92,7 @@ function refreshUpdateButton() {
 
 async function loadPasskeys() {
   try {
-    passkeys = await api("GET", "/api/account/passkeys");
+    passkeys = await api("GET", "api/account/passkeys");
     renderPasskeys($("passkeys"), passkeys, { rename: renamePasskey, remove: removePasskey });
   } catch (e) { warn(explain(e)); }
 }
@@ -106,10 +106,10 @@ async function register(event) {
   await whileBusy($("register"), "Creating your passkey…", async () => {
     say("Your device will ask you to save a passkey for Latchkey.");
     try {
-      const options = await api("POST", "/api/registration/options", { displayName: name });
+      const options = await api("POST", "api/registration/options", { displayName: name });
       rpId = options.publicKey.rp.id ?? rpId;
       const credential = await navigator.credentials.create({ publicKey: creationOptions(options.publicKey) });
-      const result = await api("POST", "/api/registration/verify", { credential: credentialJSON(credential) });
+      const result = await api("POST", "api/registration/verify", { credential: credentialJSON(credential) });
       $("passkey-name").value = "";
       showAccount(result.account);
       say(`Registered and signed in as ${result.account.displayName}. Add a passkey on a second device too, so you can't be locked out.`);
@@ -123,7 +123,7 @@ async function register(event) {
 // failure: an unknown passkey is only signalled to the browser, so that it stops offering it.
 async function finishLogin(credential, { quiet = false } = {}) {
   try {
-    const result = await api("POST", "/api/login/verify", { credential: credentialJSON(credential) });
+    const result = await api("POST", "api/login/verify", { credential: credentialJSON(credential) });
     showAccount(result.account);
     say(`Signed in as ${result.account.displayName}.`);
   } catch (e) {
@@ -144,7 +144,7 @@ async function login() {
   await whileBusy($("login"), "Waiting for your passkey…", async () => {
     say("Choose your passkey when your device asks.");
     try {
-      const options = await api("POST", "/api/login/options");
+      const options = await api("POST", "api/login/options");
       rpId = options.publicKey.rpId ?? rpId;
       const credential = await navigator.credentials.get({ publicKey: requestOptions(options.publicKey) });
       await finishLogin(credential);
@@ -163,7 +163,7 @@ async function startConditionalLogin() {
   conditional = controller;
   autofillState("starting");
   try {
-    const options = await api("POST", "/api/login/options");
+    const options = await api("POST", "api/login/options");
     if (controller.signal.aborted) return;
     rpId = options.publicKey.rpId ?? rpId;
     autofillState("waiting");
@@ -193,10 +193,10 @@ async function addPasskey() {
   await whileBusy($("add-passkey"), "Creating a passkey…", async () => {
     say("Your device will ask you to save another passkey for Latchkey.");
     try {
-      const options = await api("POST", "/api/registration/options", {});
+      const options = await api("POST", "api/registration/options", {});
       rpId = options.publicKey.rp.id ?? rpId;
       const credential = await navigator.credentials.create({ publicKey: creationOptions(options.publicKey) });
-      const result = await api("POST", "/api/registration/verify", { credential: credentialJSON(credential) });
+      const result = await api("POST", "api/registration/verify", { credential: credentialJSON(credential) });
       await loadPasskeys();
       say(`Added the passkey ${result.passkey.name}. Rename it so you can tell your passkeys apart.`);
     } catch (e) { warn(explain(e)); }
@@ -205,7 +205,7 @@ async function addPasskey() {
 
 async function renamePasskey(passkey, name) {
   try {
-    const renamed = await api("PATCH", `/api/account/passkeys/${passkey.id}`, { name });
+    const renamed = await api("PATCH", `api/account/passkeys/${passkey.id}`, { name });
     await loadPasskeys();
     say(`Renamed to ${renamed.name}.`);
     document.querySelector(`#passkeys li[data-id="${CSS.escape(passkey.id)}"] button`)?.focus();
@@ -215,7 +215,7 @@ async function renamePasskey(passkey, name) {
 
 async function removePasskey(passkey) {
   try {
-    await api("DELETE", `/api/account/passkeys/${passkey.id}`);
+    await api("DELETE", `api/account/passkeys/${passkey.id}`);
     await loadPasskeys();
     const signalled = account ? await signalAllAcceptedCredentials(rpId, account.userHandle, passkeys.map((p) => p.id)) : false;
     say(`Removed the passkey ${passkey.name}.` + (signalled ? "" : " Also remove it from your password manager."));
@@ -234,7 +234,7 @@ async function update(event) {
       const name = $("display-name").value.trim();
       if (name !== account.displayName) body.displayName = name;
       if ($("credo").value !== account.credo) body.credo = $("credo").value;
-      const updated = await api("PATCH", "/api/account", body);
+      const updated = await api("PATCH", "api/account", body);
       account = { ...account, ...updated };
       $("display-name").value = account.displayName;
       $("signed-in-as").textContent = account.displayName;
@@ -258,16 +258,16 @@ async function signOut(button, path, busyLabel, message) {
   });
 }
 
-const logout = () => signOut($("logout"), "/api/logout", "Logging out…",
+const logout = () => signOut($("logout"), "api/logout", "Logging out…",
   "Signed out. Log in again with your passkey whenever you like.");
-const logoutEverywhere = () => signOut($("logout-everywhere"), "/api/logout/everywhere", "Signing out…",
+const logoutEverywhere = () => signOut($("logout-everywhere"), "api/logout/everywhere", "Signing out…",
   "Signed out on every device, this one included. Your passkeys still work: log in again with one.");
 
 async function deleteAccount() {
   await whileBusy($("confirm-delete"), "Deleting…", async () => {
     try {
       const handle = account?.userHandle;
-      await api("DELETE", "/api/account");
+      await api("DELETE", "api/account");
       deleteDialog.close();
       const signalled = handle ? await signalAllAcceptedCredentials(rpId, handle, []) : false;
       showWelcome();
@@ -300,7 +300,7 @@ async function start() {
   browser = await capabilities();
   if (!browser.conditionalGet) autofillState(browser.webauthn ? "unavailable" : "off");
   try {
-    showAccount(await api("GET", "/api/account"), { focus: false });
+    showAccount(await api("GET", "api/account"), { focus: false });
     autofillState("off");
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 401)) warn(explain(e));

@@ -1,0 +1,147 @@
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import Prometheus
+import ServiceLifecycle
+
+/// Latchkey inside another Hummingbird application: the database (opened and migrated), the ceremonies,
+/// sessions and tokens, ready to be mounted on the application's own router.
+///
+/// ```swift
+/// let latchkey = try await Latchkey.open(configuration: configuration, logger: logger)
+/// let router = Router(context: AppContext.self)
+/// try latchkey.mount(on: router, at: "auth")                 // /auth/api/login/options, …
+/// router.group("notes")
+///     .add(middleware: latchkey.authentication())           // 401 without a session
+///     .get { _, context in context.latchkeyAccount!.id … }
+/// let app = Application(router: router, services: latchkey.services)
+/// ```
+/// `latchkey serve` is built the same way (`buildApplication`), with everything mounted at the root.
+public struct Latchkey: Sendable {
+    public let configuration: ServerConfiguration
+    let store: Store
+    let connections: DatabaseConnections
+    let sessions: SessionService
+    let authenticationRules: RequestAuthentication
+    let ceremonies: CeremonyService
+    let issuer: AccessTokenIssuer?
+    let registry: PrometheusCollectorRegistry
+    let metricsFactory: PrometheusMetricsFactory
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    /// Opens the database named in `configuration` (SQLite or PostgreSQL), applies its migrations and
+    /// loads the server keys; a bad configuration throws `ServerConfiguration.Invalid` with one sentence.
+    public static func open(
+        configuration: ServerConfiguration, logger: Logger = Logger(label: "latchkey"), now: @escaping @Sendable () -> Date = { Date() }
+    ) async throws -> Latchkey {
+        try configuration.validate()
+        // The pool reports each failed connection attempt itself; requests that fail because of it are
+        // logged by the error middleware, so the pool only speaks about critical trouble.
+        var poolLogger = logger
+        poolLogger.logLevel = .critical
+        let connections: DatabaseConnections
+        do {
+            connections = try DatabaseConnections.open(configuration.database, limits: configuration.databaseLimits, logger: poolLogger)
+        } catch {
+            throw ServerConfiguration.Invalid(description: "the database URL \(configuration.database) cannot be used")
+        }
+        do {
+            try await Migrations.run(on: connections)
+        } catch {
+            try? await connections.shutdown()
+            throw ServerConfiguration.Invalid(
+                description: "the database \(configuration.database) cannot be opened or migrated (\(DatabaseFailure.summary(error)))")
+        }
+        let store = Store(connections: connections)
+        do {
+            // One key for every instance on this database, made by whichever starts first.
+            let sealer = try ChallengeSealer(
+                key: try await store.serverKey(named: "challenge-seal", make: { RandomBytes.make(ChallengeSealer.keyByteCount) }),
+                rpId: configuration.rpId)
+            let sessions = SessionService(store: store, ttl: configuration.sessionTTL, now: now)
+            let registry = PrometheusCollectorRegistry()
+            let metricsFactory = PrometheusMetricsFactory(registry: registry)
+            let ceremonies = CeremonyService(
+                store: store, sealer: sealer, configuration: configuration, sessions: sessions,
+                metrics: CeremonyMetrics(factory: metricsFactory), now: now)
+            let issuer = configuration.accessTokens ? AccessTokenIssuer(
+                store: store, settings: .init(
+                    ttl: configuration.accessTokenTTL, keyLifetime: configuration.signingKeyLifetime,
+                    issuer: configuration.effectiveTokenIssuer, audience: configuration.tokenAudience),
+                now: now) : nil
+            return Latchkey(
+                configuration: configuration, store: store, connections: connections, sessions: sessions,
+                authenticationRules: RequestAuthentication(
+                    sessions: sessions, origins: configuration.relyingParty.origins, secureCookies: configuration.secureCookies),
+                ceremonies: ceremonies, issuer: issuer, registry: registry, metricsFactory: metricsFactory, logger: logger, now: now)
+        } catch {
+            try? await connections.shutdown()
+            throw error
+        }
+    }
+
+    /// Adds Latchkey's routes to `router` under `prefix` ("" for the root): the ceremonies, the account
+    /// and its passkeys, sessions and tokens under `<prefix>/api/…` (rate-limited, every error in the
+    /// API's JSON shape), and with `page` the web page at `<prefix>/`. The documents other systems fetch
+    /// from the domain's root — `/.well-known/apple-app-site-association`, `/.well-known/webauthn`,
+    /// `/.well-known/jwks.json` — always go at the root, where they are looked for.
+    public func mount<Context: LatchkeyRequestContext>(on router: Router<Context>, at prefix: String = "", page: Bool = false) throws {
+        try mount(on: router, at: prefix, page: page, answeringErrors: true)
+    }
+
+    /// `answeringErrors`: whether Latchkey's routes get their own error-and-log middleware — not when the
+    /// router already has one for every route (`latchkey serve`), which would log each request twice.
+    func mount<Context: LatchkeyRequestContext>(on router: Router<Context>, at prefix: String, page: Bool, answeringErrors: Bool) throws {
+        let trimmed = prefix.split(separator: "/").joined(separator: "/")
+        let scope = router.group(RouterPath(stringLiteral: trimmed))
+        let root = router.group()
+        if answeringErrors {
+            scope.add(middleware: ErrorAndLogMiddleware<Context>())
+            root.add(middleware: ErrorAndLogMiddleware<Context>())
+        }
+        // The limiter is the API group's middleware, so it applies to every request the router resolves to
+        // an API route, however its path is spelled (`//api/…` reaches the same routes).
+        let api = scope.group("api")
+        if configuration.rateLimit > 0 {
+            let shared = configuration.effectiveRateLimitScope == .database
+                ? SharedRateLimit(store: store, perMinute: configuration.rateLimit, logger: logger) : nil
+            api.add(middleware: RateLimitMiddleware<Context>(
+                limiter: RateLimiter(requestsPerMinute: configuration.rateLimit), shared: shared,
+                trustForwardedFor: configuration.trustForwardedFor,
+                refused: Counter(label: "latchkey_rate_limited_total", factory: metricsFactory)))
+        }
+        CeremonyController(ceremonies: ceremonies, authentication: authenticationRules, configuration: configuration).register(on: api)
+        AccountController(store: store, sessions: sessions, authentication: authenticationRules, configuration: configuration, now: now)
+            .register(on: api)
+        let tokens = TokenController(
+            issuer: issuer, sessions: sessions, authentication: authenticationRules, introspectionSecret: configuration.introspectionSecret)
+        tokens.register(api: api, unlimited: scope)
+        tokens.registerKeySet(on: root)
+        WellKnownController(configuration: configuration).register(on: root)
+        if page {
+            try PageController.load().register(on: scope, prefix: trimmed)
+        }
+    }
+
+    /// The middleware that puts the signed-in account into `context.latchkeyAccount` for the handlers
+    /// after it; `required: false` lets anonymous requests through with no account.
+    public func authentication<Context: LatchkeyRequestContext>(required: Bool = true) -> LatchkeyAuthenticationMiddleware<Context> {
+        LatchkeyAuthenticationMiddleware(authentication: authenticationRules, store: store, required: required)
+    }
+
+    /// Prometheus text of Latchkey's counters (ceremonies, refusals, housekeeping), for the
+    /// application's own `/metrics`.
+    public func metricsText() -> [UInt8] {
+        registry.emitToBuffer()
+    }
+
+    /// What must run beside the application: the housekeeping (expired sessions and challenges), which
+    /// also closes the database when the application stops. Pass it to `Application(services:)`.
+    public var services: [any Service] {
+        [Housekeeping(
+            store: store, connections: connections, logger: logger, interval: configuration.housekeepingInterval,
+            runs: Counter(label: "latchkey_housekeeping_runs_total", factory: metricsFactory))]
+    }
+}

@@ -1,0 +1,29 @@
+import Hummingbird
+
+/// Puts the caller's account into the request context (`context.latchkeyAccount`) for the handlers
+/// after it: from `Authorization: Bearer <session token>` or from the page's session cookie (with the
+/// same-origin check for requests that change something). With `required`, a request without a valid
+/// session is answered 401 `not_authenticated` before it reaches them; without it, anonymous requests
+/// pass with no account. Credentials that are present but wrong are always a 401, never anonymous.
+public struct LatchkeyAuthenticationMiddleware<Context: LatchkeyRequestContext>: RouterMiddleware {
+    let authentication: RequestAuthentication
+    let store: Store
+    let required: Bool
+
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var context = context
+        do {
+            if let caller = try await authentication.caller(of: request) {
+                guard let account = try await store.account(id: caller.accountId) else { throw APIError.notAuthenticated }
+                context.latchkeyAccount = LatchkeyAccount(id: account.id, displayName: account.displayName, credo: account.credo)
+            } else if required {
+                throw APIError.notAuthenticated
+            }
+        } catch let error as APIError {
+            return try error.response(from: request, context: context)
+        } catch where DatabaseAvailability.isUnavailable(error) {
+            return try APIError.databaseUnavailable.response(from: request, context: context)
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,36 @@
+import Hummingbird
+
+/// What Latchkey needs from an application's request context to serve its routes inside that
+/// application: the peer address (the rate limit keys on it) and a place for the signed-in account,
+/// which `LatchkeyAuthenticationMiddleware` fills for the application's own handlers.
+///
+/// ```swift
+/// struct AppContext: LatchkeyRequestContext {
+///     var coreContext: CoreRequestContextStorage
+///     let remoteAddress: SocketAddress?
+///     var latchkeyAccount: LatchkeyAccount?
+///     init(source: ApplicationRequestContextSource) {
+///         coreContext = .init(source: source)
+///         remoteAddress = source.channel.remoteAddress
+///     }
+/// }
+/// ```
+public protocol LatchkeyRequestContext: RequestContext, RemoteAddressRequestContext {
+    /// The account that signed in with a passkey, once the authentication middleware has run; nil for
+    /// an anonymous request.
+    var latchkeyAccount: LatchkeyAccount? { get set }
+}
+
+/// A signed-in account, as the application's handlers see it.
+public struct LatchkeyAccount: Sendable, Equatable {
+    /// The account's id (a UUID, lowercase): the key to store the application's own data under.
+    public let id: String
+    public let displayName: String
+    public let credo: String
+
+    public init(id: String, displayName: String, credo: String) {
+        self.id = id
+        self.displayName = displayName
+        self.credo = credo
+    }
+}
