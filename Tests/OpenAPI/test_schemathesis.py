@@ -140,19 +140,23 @@ def test_ceremonies_and_cookie_conform(server):
     api.call("GET", "/api/account", 401, token=other)
 
 
-def test_malformed_http_head_is_a_bare_400(server):
+def test_malformed_http_head_is_a_json_400(server):
     """What the document's introduction says of a request that is not valid HTTP — the one kind the runs below
-    leave out (schemathesis_hooks.FRAMING_HEADERS): the HTTP layer answers 400 with no body and closes the
-    connection, before any route; the server goes on. (A JSON error body there would need a channel handler in
-    front of Hummingbird's own parser-error answer.)"""
-    with server.connect() as connection:
-        connection.sendall(b"DELETE /api/account HTTP/1.1\r\nHost: x\r\nContent-Length:\r\n\r\n")
-        received = b""
-        while chunk := connection.recv(4096):
-            received += chunk
-    head = received.split(b"\r\n\r\n", 1)[0].lower()
-    assert head.startswith(b"http/1.1 400"), received
-    assert b"connection: close" in head and b"content-length: 0" in head
+    leave out (schemathesis_hooks.FRAMING_HEADERS): answered before any route with 400 `malformed_http` in the
+    API's JSON shape, and the connection closed; the server goes on. Each shape: an empty Content-Length, a
+    header field without a colon, a request line that is not HTTP."""
+    for request in [b"DELETE /api/account HTTP/1.1\r\nHost: x\r\nContent-Length:\r\n\r\n",
+                    b"GET /api/account HTTP/1.1\r\nHost: x\r\nNo colon in this field\r\n\r\n",
+                    b"GET / HTTP/9\x00\r\n\r\n"]:
+        with server.connect() as connection:
+            connection.sendall(request)
+            received = b""
+            while chunk := connection.recv(4096):
+                received += chunk
+        head, _, body = received.partition(b"\r\n\r\n")
+        assert head.lower().startswith(b"http/1.1 400"), received
+        assert b"connection: close" in head.lower() and b"application/json" in head.lower(), received
+        assert json.loads(body)["error"]["code"] == "malformed_http", received
     assert fetch(server, "/healthz")[1] == b'{"status":"ok"}'
 
 

@@ -35,16 +35,18 @@ struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
         return setUpPipeline(channel: channel, logger: logger)
     }
 
-    /// Hummingbird's pipeline, with the body deadline right after the HTTP/1 request decoder.
+    /// Hummingbird's pipeline, with the JSON answer to a malformed head and the body deadline right after
+    /// the HTTP/1 request decoder.
     private func setUpPipeline(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger).flatMapThrowing { [bodyDeadline] value in
             // The set-up's future completes on the channel's event loop, where the pipeline may be
             // changed synchronously.
+            let pipeline = channel.pipeline.syncOperations
+            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             if let bodyDeadline {
-                let pipeline = channel.pipeline.syncOperations
-                let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
                 try pipeline.addHandler(RequestDeadlineHandler(limit: bodyDeadline), position: .after(decoder))
             }
+            try pipeline.addHandler(MalformedHeadHandler(), position: .after(decoder))
             return value
         }
     }
