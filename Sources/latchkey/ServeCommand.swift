@@ -4,14 +4,15 @@ import LatchkeyServer
 import Logging
 import WebAuthn
 
-/// `latchkey serve`: the passkey server. Every flag can also come from an environment variable; a flag
-/// wins over the variable, the variable over the default.
+/// `latchkey serve`: the passkey server. Every flag can also come from an environment variable and from
+/// the `--config` file (`ConfigurationFile`): a flag wins over the variable, the variable over the file,
+/// the file over the default.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the passkey API (and, with no flags, use ./latchkey.sqlite on http://localhost:8080).",
         discussion: """
-            Environment: LATCHKEY_HOST, LATCHKEY_PORT, LATCHKEY_RP_ID, LATCHKEY_RP_NAME, LATCHKEY_ORIGIN (comma-separated), \
+            Environment: LATCHKEY_CONFIG (as --config), LATCHKEY_HOST, LATCHKEY_PORT, LATCHKEY_RP_ID, LATCHKEY_RP_NAME, LATCHKEY_ORIGIN (comma-separated), \
             LATCHKEY_DATABASE, LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
             LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LATCHKEY_RATE_LIMIT, \
             LATCHKEY_TRUST_FORWARDED_FOR (true or false), LATCHKEY_IDLE_TIMEOUT (seconds), LATCHKEY_MAX_CONNECTIONS, \
@@ -23,6 +24,8 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
+    @Option(help: "A TOML file of settings named as these flags (port = 8080); a flag or variable wins over it. Or LATCHKEY_CONFIG.")
+    var config: String?
     @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
     @Option(help: "Port to listen on (default 8080).") var port: Int?
     @Option(name: .customLong("rp-id"), help: "The relying party ID, a domain (default localhost).") var rpId: String?
@@ -90,6 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("serving", metadata: [
             "address": "http://\(configuration.host):\(configuration.port)", "rp_id": "\(configuration.rpId)",
             "origins": "\(configuration.origins.joined(separator: ","))", "database": "\(configuration.database)",
+            "config": "\(configurationFilePath(environment: ProcessInfo.processInfo.environment) ?? "none")",
         ])
         do {
             try await latchkey.application.runService()
@@ -106,7 +110,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     private func loadConfiguration() -> Result<ServerConfiguration, ServerConfiguration.Invalid> {
         Result { () throws(ServerConfiguration.Invalid) -> ServerConfiguration in
-            let configuration = try resolve(environment: ProcessInfo.processInfo.environment)
+            let configuration = try resolveWithConfigurationFile(environment: ProcessInfo.processInfo.environment)
             try configuration.validate()
             return configuration
         }
