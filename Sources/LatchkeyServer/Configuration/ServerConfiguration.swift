@@ -211,7 +211,11 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
             else { throw .init(description: "the PostgreSQL URL must look like postgres://user@host:port/database") }
             self = .postgres(url: text)
         } else {
-            throw .init(description: "the database \"\(text)\" is neither sqlite:PATH nor postgres://user@host:port/database")
+            // At most the scheme is repeated: the rest of a URL may hold a password.
+            let scheme = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            let named = text.contains(":") && (1...20).contains(scheme.count)
+                && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+            throw .init(description: "the database URL\(named ? " (\(scheme):…)" : "") is neither sqlite:PATH nor postgres://user@host:port/database")
         }
     }
 
