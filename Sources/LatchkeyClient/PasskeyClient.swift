@@ -16,8 +16,13 @@ public struct PasskeyClient: Sendable {
     let timeout: TimeAmount
 
     /// - Parameters:
+    ///   - server: the Latchkey server's base URL (`https://login.example.com`).
+    ///   - authenticator: what makes and uses the passkeys (AuthenticationServices on an iPhone, the
+    ///     software authenticator on Linux and in tests).
+    ///   - tokenStore: where the session token is kept between runs.
     ///   - origin: what the authenticator puts in clientDataJSON; default the server URL's origin.
     ///   - http: the HTTP client to use (its lifetime is the caller's); default the shared one.
+    ///   - timeout: how long one request may take.
     public init(
         server: URL, authenticator: some Authenticator, tokenStore: some TokenStore, origin: String? = nil,
         http: HTTPClient = .shared, timeout: TimeAmount = .seconds(30)

@@ -11,7 +11,12 @@ public struct AuthenticationVerifier: Sendable {
         self.relyingParty = relyingParty
     }
 
+    /// Verifies `credential` (an assertion) against the challenge that was issued for it and the stored
+    /// credential its id names.
     /// - Parameters:
+    ///   - credential: the `AuthenticationResponseJSON` the client sent.
+    ///   - expectedChallenge: the challenge issued for this ceremony (the bytes, not base64url).
+    ///   - storedCredential: the credential record looked up by the response's credential id.
     ///   - allowCredentials: the credential ids offered in `allowCredentials`; empty for discoverable login.
     public func verify(
         _ credential: AuthenticationResponseJSON, expectedChallenge: [UInt8], storedCredential: StoredCredential,

@@ -13,6 +13,8 @@ public struct RegistrationVerifier: Sendable {
 
     /// Verifies `credential` against the challenge that was issued for it.
     /// - Parameters:
+    ///   - credential: the `RegistrationResponseJSON` the client sent.
+    ///   - expectedChallenge: the challenge issued for this ceremony (the bytes, not base64url).
     ///   - allowedAlgorithms: the `pubKeyCredParams` that were offered; default: the RP's.
     ///   - requireUserPresence: false only for conditional-mediation creates (§7.1 step 15).
     ///   - verificationTime: "now" for certificate validity (injectable for tests and old captures).
