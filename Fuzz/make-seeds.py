@@ -103,7 +103,9 @@ def swift_string_literals(path):
 def main(vectors_path, out):
     corpus = Corpus(out)
     vectors = json.load(open(vectors_path))["vectors"]
-    examples = [json.load(open(os.path.join(ROOT, "Examples", name))) for name in sorted(os.listdir(os.path.join(ROOT, "Examples")))]
+    # The ceremony documents only (Examples/ also holds the EmbeddedApp sources).
+    examples = [json.load(open(os.path.join(ROOT, "Examples", name)))
+                for name in sorted(os.listdir(os.path.join(ROOT, "Examples"))) if name.endswith(".json")]
     anchors = set()
     tokens = set()
 
