@@ -68,7 +68,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
-            resources: [.copy("Public")]
+            resources: [.copy("Public"), .copy("ProviderData")]
         ),
         .target(
             name: "LatchkeyClient",

@@ -98,6 +98,12 @@ public struct PasskeyClient: Sendable {
         try await call(.GET, "/api/account/passkeys")
     }
 
+    /// What to pass to the platform's passkey manager so that it shows the account's current names and
+    /// only the passkeys the server still accepts.
+    public func signals() async throws(ClientError) -> Signals {
+        try await call(.GET, "/api/account/signals")
+    }
+
     /// Adds another passkey to the logged-in account.
     @discardableResult
     public func addPasskey(name: String?) async throws(ClientError) -> Passkey {

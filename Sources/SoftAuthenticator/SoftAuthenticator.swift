@@ -34,11 +34,20 @@ public struct SoftAuthenticator: Sendable {
     /// This authenticator model's AAGUID: the ASCII bytes of "latchkeySoftAuth".
     public static let aaguid: [UInt8] = Array("latchkeySoftAuth".utf8)
 
+    /// The AAGUID put in new credentials' authenticator data. Tests set a real passkey provider's (say
+    /// Apple Passwords') to see how a relying party names it; `packed` attestation keeps the model's
+    /// own, because its certificate names that one.
+    public var aaguid: [UInt8] = SoftAuthenticator.aaguid
+
     public var store: any CredentialStore
     /// The "user verified" switch: whether the (simulated) user passed a biometric or PIN check.
     public var userVerified: Bool
     public var backupStyle: BackupStyle
     public var attestationMode: AttestationMode
+    /// A synced passkey's provider has stopped syncing (say, the user turned iCloud Keychain off): its
+    /// passkeys stay backup eligible (BE) but are no longer backed up (BS clear) until it is turned back
+    /// on. Lets a relying party's handling of a changing backup state be tested.
+    public var syncPaused = false
     public var now: @Sendable () -> Date
 
     public init(
@@ -89,15 +98,17 @@ public struct SoftAuthenticator: Sendable {
         let coseKey = key.coseKey(algorithm: algorithm)
         let verified = userVerified && selection?.userVerification != "discouraged"
         var authData = header(rpId: rpId, verified: verified, attested: true, signCount: 0)
-        authData += Self.aaguid
+        if attestationMode == .packed, asksForAttestation(options), aaguid != Self.aaguid {
+            throw .invalidOptions("packed attestation names the model's AAGUID; another AAGUID needs attestation none or self")
+        }
+        authData += aaguid
         authData += [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xff)]
         authData += credentialId
         authData += coseKey
         let clientData = ClientData.json(type: "webauthn.create", challenge: challenge, origin: origin)
         let clientDataHash = Array(SHA256.hash(data: clientData))
 
-        let wantsAttestation = options.attestation == "direct" || options.attestation == "enterprise"
-        let mode = wantsAttestation ? attestationMode : .none
+        let mode = asksForAttestation(options) ? attestationMode : .none
         let (format, statement) = try attestationStatement(mode, key: key, algorithm: algorithm, signed: authData + clientDataHash, state: &state)
         let attestationObject = CBOREncoder().encode(.map(CBORMap([
             (.text("fmt"), .text(format)), (.text("attStmt"), .map(statement)), (.text("authData"), .bytes(authData)),
@@ -236,11 +247,19 @@ public struct SoftAuthenticator: Sendable {
 
     // MARK: - Authenticator data
 
+    /// Whether the relying party asked for an attestation statement (anything else gets `none`).
+    private func asksForAttestation(_ options: PublicKeyCredentialCreationOptionsJSON) -> Bool {
+        options.attestation == "direct" || options.attestation == "enterprise"
+    }
+
     /// rpIdHash ‖ flags ‖ signCount (§6.1). UP is always set: this authenticator only acts when asked.
     private func header(rpId: String, verified: Bool, attested: Bool, signCount: UInt32, backedUp: Bool? = nil) -> [UInt8] {
         var flags: UInt8 = 0x01
         if verified { flags |= 0x04 }
-        if backedUp ?? (backupStyle == .synced) { flags |= 0x08 | 0x10 }
+        if backedUp ?? (backupStyle == .synced) {
+            flags |= 0x08
+            if !syncPaused { flags |= 0x10 }
+        }
         if attested { flags |= 0x40 }
         var bytes = Array(SHA256.hash(data: Array(rpId.utf8)))
         bytes.append(flags)

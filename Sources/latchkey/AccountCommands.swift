@@ -13,6 +13,8 @@ struct ClientOptions: ParsableArguments {
     var origin: String?
     @Option(help: "The software authenticator's credential store file.")
     var store: String?
+    @Option(name: .customLong("aaguid"), help: AAGUIDOption.help)
+    var aaguid: String?
     @Flag(help: "Print JSON for scripts instead of text for people.")
     var json = false
 
@@ -28,7 +30,12 @@ struct ClientOptions: ParsableArguments {
     }
 
     var authenticator: SoftAuthenticator {
-        SoftAuthenticator(store: FileCredentialStore(url: store.map { URL(fileURLWithPath: $0) } ?? FileCredentialStore.defaultURL()))
+        get throws {
+            var authenticator = SoftAuthenticator(
+                store: FileCredentialStore(url: store.map { URL(fileURLWithPath: $0) } ?? FileCredentialStore.defaultURL()))
+            if let aaguid = try AAGUIDOption.bytes(aaguid) { authenticator.aaguid = aaguid }
+            return authenticator
+        }
     }
 
     /// One HTTP client per command: a refused connection fails at once (no retrying until the deadline),
@@ -42,7 +49,7 @@ struct ClientOptions: ParsableArguments {
 
     func client() throws -> PasskeyClient {
         PasskeyClient(
-            server: try serverURL, authenticator: authenticator, tokenStore: FileTokenStore(url: FileTokenStore.defaultURL()), origin: origin,
+            server: try serverURL, authenticator: try authenticator, tokenStore: FileTokenStore(url: FileTokenStore.defaultURL()), origin: origin,
             http: Self.http)
     }
 
@@ -183,7 +190,7 @@ struct PasskeysCommand: AsyncParsableCommand {
 
     static func show(_ passkey: Passkey) -> String {
         let used = passkey.lastUsedAt.map { ISO8601DateFormatter().string(from: $0) } ?? "never"
-        return "\(passkey.id)  \(passkey.name)  \(passkey.backedUp ? "synced" : "device-bound")  last used \(used)"
+        return "\(passkey.id)  \(passkey.name)  \(passkey.providerName)  \(passkey.backupDescription)  last used \(used)"
     }
 
     struct List: AsyncParsableCommand {

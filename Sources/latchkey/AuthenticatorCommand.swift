@@ -42,6 +42,8 @@ struct AuthenticatorCommand: AsyncParsableCommand {
         var deviceBound = false
         @Flag(help: "Act as if the user failed verification (the UV switch off).")
         var noUserVerification = false
+        @Option(help: AAGUIDOption.help)
+        var aaguid: String?
         @OptionGroup var storeOptions: StoreOptions
 
         func run() async throws {
@@ -49,8 +51,9 @@ struct AuthenticatorCommand: AsyncParsableCommand {
                 throw ValidationError("--attestation must be none, self or packed")
             }
             let options: PublicKeyCredentialCreationOptionsJSON = try OptionsInput.read()
-            let authenticator = storeOptions.authenticator(
+            var authenticator = storeOptions.authenticator(
                 userVerified: !noUserVerification, style: deviceBound ? .deviceBound : .synced, attestation: mode)
+            if let aaguid = try AAGUIDOption.bytes(aaguid) { authenticator.aaguid = aaguid }
             try AuthenticatorOutput.run { try Output.printEncodable(try authenticator.makeCredential(options, origin: origin)) }
         }
     }

@@ -37,12 +37,39 @@ struct AccountCommandsTests {
             try? FileManager.default.removeItem(at: home)
         }
 
-        /// Runs `latchkey ARGS --server URL` with HOME set to this test's directory.
+        /// Runs `latchkey ARGS --server URL` with HOME set to this test's directory (`--server` goes before a
+        /// `--`, after which a passkey id that starts with "-" is not taken for an option).
         func cli(_ arguments: [String], server: String? = nil) throws -> LatchkeyBinary.Run {
-            try LatchkeyBinary.run(
-                arguments + ["--server", server ?? url],
+            var arguments = arguments
+            arguments.insert(contentsOf: ["--server", server ?? url], at: arguments.firstIndex(of: "--") ?? arguments.endIndex)
+            return try LatchkeyBinary.run(
+                arguments,
                 environment: ["HOME": home.path, "XDG_CONFIG_HOME": "", "LATCHKEY_AUTHENTICATOR_STORE": "", "LATCHKEY_TOKEN_STORE": ""])
         }
+    }
+
+    @Test("passkeys list names each passkey's provider (by its AAGUID) and whether it is synced")
+    func providerNames() async throws {
+        let server = try await Server()
+        defer { server.stop() }
+        var run = try server.cli(["register", "Ada", "--aaguid", "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"])
+        #expect(run.status == 0, "\(run.stderr)")
+        // A second passkey from another authenticator (its own store), with an AAGUID no list holds.
+        run = try server.cli(["passkeys", "add", "Spare", "--store", server.home.appendingPathComponent("spare.json").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        run = try server.cli(["passkeys", "list"])
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.contains("  Ada  Apple Passwords  synced passkey  last used") == true, "\(run.stdout)")
+        #expect(lines.last?.contains("  Spare  unknown provider  synced passkey  last used") == true, "\(run.stdout)")
+        run = try server.cli(["passkeys", "list", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+        #expect((list.first?["provider"] as? [String: Any])?["name"] as? String == "Apple Passwords")
+        #expect(list.last?["provider"] == nil, "no provider: the member is left out")
+
+        run = try server.cli(["register", "Eve", "--aaguid", "not-a-uuid"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("--aaguid must be a UUID"))
     }
 
     @Test("register → account → update → logout → login → passkeys → delete, with outputs and exit codes")
@@ -75,10 +102,10 @@ struct AccountCommandsTests {
         let list = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
         #expect(list.count == 1)
         let id = try #require(list.first?["id"] as? String)
-        run = try server.cli(["passkeys", "rename", id, "Linux laptop"])
+        run = try server.cli(["passkeys", "rename", "--", id, "Linux laptop"])
         #expect(run.status == 0)
         #expect(run.stdout.contains("Renamed to Linux laptop."))
-        run = try server.cli(["passkeys", "remove", id])
+        run = try server.cli(["passkeys", "remove", "--", id])
         #expect(run.status == 1)
         #expect(run.stderr.contains("last_passkey"))
 

@@ -73,6 +73,13 @@ struct PasskeyClientTests {
             try await client.removePasskey(id: added.id)
             let only = try await client.passkeys()
             #expect(only.count == 1)
+            #expect(only[0].backupDescription == "synced passkey")
+            #expect(only[0].providerName == "unknown provider", "the software authenticator's own AAGUID is in no list")
+            // What to tell the platform's passkey manager: the current names, the passkeys still accepted.
+            let signals = try await client.signals()
+            #expect(signals.rpId == "example.com")
+            #expect(signals.displayName == "Ada L." && signals.name == "Ada L.")
+            #expect(signals.allAcceptedCredentialIds == [only[0].id])
             await #expect(throws: ClientError.refused(status: 409, code: "last_passkey", message: "This is the account's only passkey; add another before removing it, or delete the account.")) {
                 try await client.removePasskey(id: only[0].id)
             }

@@ -26,6 +26,7 @@ public struct Latchkey: Sendable {
     let authenticationRules: RequestAuthentication
     let ceremonies: CeremonyService
     let issuer: AccessTokenIssuer?
+    let providers: PasskeyProviders
     let registry: PrometheusCollectorRegistry
     let metricsFactory: PrometheusMetricsFactory
     let logger: Logger
@@ -37,6 +38,7 @@ public struct Latchkey: Sendable {
         configuration: ServerConfiguration, logger: Logger = Logger(label: "latchkey"), now: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> Latchkey {
         try configuration.validate()
+        let providers = try PasskeyProviders.bundled()
         // The pool reports each failed connection attempt itself; requests that fail because of it are
         // logged by the error middleware, so the pool only speaks about critical trouble.
         var poolLogger = logger
@@ -75,7 +77,7 @@ public struct Latchkey: Sendable {
                 configuration: configuration, store: store, connections: connections, sessions: sessions,
                 authenticationRules: RequestAuthentication(
                     sessions: sessions, origins: configuration.relyingParty.origins, secureCookies: configuration.secureCookies),
-                ceremonies: ceremonies, issuer: issuer, registry: registry, metricsFactory: metricsFactory, logger: logger, now: now)
+                ceremonies: ceremonies, issuer: issuer, providers: providers, registry: registry, metricsFactory: metricsFactory, logger: logger, now: now)
         } catch {
             try? await connections.shutdown()
             throw error
@@ -112,8 +114,10 @@ public struct Latchkey: Sendable {
                 trustForwardedFor: configuration.trustForwardedFor,
                 refused: Counter(label: "latchkey_rate_limited_total", factory: metricsFactory)))
         }
-        CeremonyController(ceremonies: ceremonies, authentication: authenticationRules, configuration: configuration).register(on: api)
-        AccountController(store: store, sessions: sessions, authentication: authenticationRules, configuration: configuration, now: now)
+        CeremonyController(ceremonies: ceremonies, authentication: authenticationRules, configuration: configuration, providers: providers)
+            .register(on: api)
+        AccountController(
+            store: store, sessions: sessions, authentication: authenticationRules, configuration: configuration, providers: providers, now: now)
             .register(on: api)
         let tokens = TokenController(
             issuer: issuer, sessions: sessions, authentication: authenticationRules, introspectionSecret: configuration.introspectionSecret)
@@ -122,6 +126,7 @@ public struct Latchkey: Sendable {
         WellKnownController(configuration: configuration).register(on: root)
         if page {
             try PageController.load().register(on: scope, prefix: trimmed)
+            ProviderIconController(providers: providers).register(on: scope)
         }
     }
 

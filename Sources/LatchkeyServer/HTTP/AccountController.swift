@@ -8,6 +8,7 @@ struct AccountController: Sendable {
     let sessions: SessionService
     let authentication: RequestAuthentication
     let configuration: ServerConfiguration
+    let providers: PasskeyProviders
     let now: @Sendable () -> Date
 
     /// Adds the routes to `api`, the router's `/api` group.
@@ -18,6 +19,7 @@ struct AccountController: Sendable {
         api.post("logout") { request, _ in try await logout(request) }
         api.post("logout/everywhere") { request, _ in try await logoutEverywhere(request) }
         api.get("account/passkeys") { request, _ in try await passkeys(request) }
+        api.get("account/signals") { request, _ in try await signals(request) }
         api.patch("account/passkeys/:id") { request, context in try await rename(request, id: context.parameters.get("id")) }
         api.delete("account/passkeys/:id") { request, context in try await remove(request, id: context.parameters.get("id")) }
     }
@@ -63,7 +65,17 @@ struct AccountController: Sendable {
 
     func passkeys(_ request: Request) async throws -> Response {
         let caller = try await authentication.require(request)
-        return try JSONResponse.make(.ok, try await store.credentials(accountId: caller.accountId).map(PasskeyJSON.init))
+        return try JSONResponse.make(.ok, try await store.credentials(accountId: caller.accountId).map { PasskeyJSON($0, providers: providers) })
+    }
+
+    /// What a native client needs to keep the platform's passkey manager in step, in the shape of the
+    /// WebAuthn L3 signal methods' arguments (`signalAllAcceptedCredentials`,
+    /// `signalCurrentUserDetails`; on Apple platforms ASCredentialUpdater takes the same values).
+    func signals(_ request: Request) async throws -> Response {
+        let caller = try await authentication.require(request)
+        guard let account = try await store.account(id: caller.accountId) else { throw APIError.notAuthenticated }
+        let credentials = try await store.credentials(accountId: caller.accountId)
+        return try JSONResponse.make(.ok, SignalsJSON(rpId: configuration.rpId, account: account, credentials: credentials))
     }
 
     func rename(_ request: Request, id: String?) async throws -> Response {
@@ -74,7 +86,7 @@ struct AccountController: Sendable {
         guard let renamed = try await store.renameCredential(id: credentialId, accountId: caller.accountId, name: name) else {
             throw APIError(.notFound, "unknown_passkey", "This account has no passkey with that id.")
         }
-        return try JSONResponse.make(.ok, PasskeyJSON(renamed))
+        return try JSONResponse.make(.ok, PasskeyJSON(renamed, providers: providers))
     }
 
     func remove(_ request: Request, id: String?) async throws -> Response {

@@ -5,6 +5,7 @@ struct CeremonyController: Sendable {
     let ceremonies: CeremonyService
     let authentication: RequestAuthentication
     let configuration: ServerConfiguration
+    let providers: PasskeyProviders
 
     /// Adds the routes to `api`, the router's `/api` group.
     func register<Context: LatchkeyRequestContext>(on api: some RouterMethods<Context>) {
@@ -34,7 +35,7 @@ struct CeremonyController: Sendable {
         case .newAccount(let token, let account):
             return try sessionResponse(.created, token: token, account: account)
         case .addedPasskey(let credential):
-            return try JSONResponse.make(.created, PasskeyResponse(passkey: PasskeyJSON(credential)))
+            return try JSONResponse.make(.created, PasskeyResponse(passkey: PasskeyJSON(credential, providers: providers)))
         }
     }
 

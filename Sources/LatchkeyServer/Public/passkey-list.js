@@ -21,6 +21,27 @@ function button(text, className, onClick) {
   return node;
 }
 
+// The provider's icon (from the server's AAGUID table, as files of this origin: the page's CSP keeps
+// img-src 'self'), with the dark variant on dark backgrounds; the generic key for an unknown provider.
+function providerIcon(passkey) {
+  if (!passkey.provider || !(passkey.provider.iconLight || passkey.provider.iconDark)) return keyIcon();
+  const base = `provider-icons/${encodeURIComponent(passkey.aaguid)}/`;
+  const picture = element("picture");
+  const dark = element("source");
+  dark.srcset = base + "dark.svg";
+  dark.media = "(prefers-color-scheme: dark)";
+  const image = element("img", "provider-icon");
+  image.src = base + "light.svg";
+  image.alt = "";
+  image.width = 24;
+  image.height = 24;
+  picture.append(dark, image);
+  const box = element("span", "passkey-icon");
+  box.setAttribute("aria-hidden", "true");
+  box.append(picture);
+  return box;
+}
+
 function keyIcon() {
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
@@ -41,8 +62,10 @@ function keyIcon() {
 function badges(passkey) {
   const list = element("ul", "badges");
   list.setAttribute("aria-label", "About this passkey");
+  // Which password manager holds it, named by its AAGUID (the community list the server ships).
+  list.append(element("li", "badge badge-provider", passkey.provider ? passkey.provider.name : "Unknown provider"));
   // Backup state (the BS flag, refreshed at every login): a synced passkey survives losing the device.
-  list.append(element("li", "badge", passkey.backedUp ? "Synced passkey" : "This device only"));
+  list.append(element("li", "badge badge-backup", passkey.backedUp ? "Synced passkey" : "This device only"));
   // A format whose chain no configured anchor vouched for says only what the authenticator claims.
   if (passkey.attestationFormat !== "none") {
     list.append(element("li", "badge", `${passkey.attestationFormat} attestation ${passkey.attestationVerified ? "(verified)" : "(not verified)"}`));
@@ -52,7 +75,10 @@ function badges(passkey) {
 
 function dates(passkey) {
   const used = passkey.lastUsedAt ? `Last used ${dateAndTime.format(new Date(passkey.lastUsedAt))}` : "Not used to log in yet";
-  return element("p", "passkey-meta", `Created ${dateOnly.format(new Date(passkey.createdAt))} · ${used}`);
+  // A change of backup state seen at a login is worth saying: the passkey started or stopped syncing.
+  const changed = passkey.backupStateChangedAt
+    ? ` · ${passkey.backedUp ? "Synced" : "This device only"} since ${dateAndTime.format(new Date(passkey.backupStateChangedAt))}` : "";
+  return element("p", "passkey-meta", `Created ${dateOnly.format(new Date(passkey.createdAt))} · ${used}${changed}`);
 }
 
 // Shows `passkeys` in `list`. `actions.rename(passkey, name)` and `actions.remove(passkey)` run the
@@ -69,7 +95,7 @@ function item(passkey, count, actions) {
   const name = element("h3", "passkey-name", passkey.name);
   const controls = element("div", "passkey-actions");
   body.append(name, badges(passkey), dates(passkey), controls);
-  row.append(keyIcon(), body);
+  row.append(providerIcon(passkey), body);
 
   const showButtons = () => {
     const rename = button("Rename", "button-small", () => showRename(rename));

@@ -42,6 +42,12 @@ struct CeremonyMetrics: Sendable {
         Counter(label: "latchkey_possible_clones_total", factory: factory).increment()
     }
 
+    /// A passkey's backup state (BS) changed at a login: a device-bound passkey became synced, or a synced
+    /// one stopped syncing. Rare, and worth knowing about in aggregate.
+    func backupStateChanged(nowBackedUp: Bool) {
+        Counter(label: "latchkey_backup_state_changes_total", dimensions: [("to", nowBackedUp ? "synced" : "device_only")], factory: factory).increment()
+    }
+
     func failed(_ ceremony: Ceremony, reason: String) {
         Counter(label: "latchkey_ceremonies_failed_total", dimensions: [("ceremony", ceremony.rawValue), ("reason", reason)], factory: factory).increment()
     }

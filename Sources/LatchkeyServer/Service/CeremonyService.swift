@@ -166,7 +166,7 @@ struct CeremonyService: Sendable {
                 return .accept(LoginWrites(
                     signCount: result.signCount, backupState: result.backupState, userVerified: result.userVerified,
                     session: sessions.session(for: token, accountId: account.id, credentialId: record.id, userVerified: result.userVerified),
-                    possibleClone: result.possibleClone))
+                    possibleClone: result.possibleClone, backupStateChanged: result.backupState != record.backupState))
             } catch {
                 return .reject(APIError(.unauthorized, error.code, error.message))
             }
@@ -175,6 +175,7 @@ struct CeremonyService: Sendable {
         case .completed(let account, let writes):
             metrics.succeeded(.login)
             if writes.possibleClone { metrics.possibleClone() }
+            if writes.backupStateChanged { metrics.backupStateChanged(nowBackedUp: writes.backupState) }
             return (token, account)
         case .unknownChallenge:
             throw failed(APIError.unknownChallenge)

@@ -156,6 +156,10 @@ enum Migrations {
         Migration(version: 6) { _ in
             ["ALTER TABLE sessions ADD COLUMN user_verified INTEGER NOT NULL DEFAULT 0"]
         },
+        // When a passkey's backup state last changed at a login (null: never).
+        Migration(version: 7) { _ in
+            ["ALTER TABLE credentials ADD COLUMN backup_state_changed_at BIGINT"]
+        },
     ]
 
     /// The newest schema version this build knows.

@@ -29,6 +29,9 @@ struct CredentialRecord: Sendable, Equatable {
     /// The attestation chain was validated to a configured trust anchor (§7.1 step 25); false for
     /// `none`, self attestation, and chains nobody vouched for.
     var attestationVerified = false
+    /// The last login at which the backup state (BS) differed from the one stored before it; nil while it
+    /// never changed. Kept so that the passkey list can say since when a passkey is synced (or no longer).
+    var backupStateChangedAt: Date? = nil
 }
 
 
@@ -42,6 +45,8 @@ struct LoginWrites: Sendable {
     /// The counter did not grow and the policy lets the login through (`--sign-count warn`): nothing is
     /// written for it (the stored counter never goes back), the service reports it.
     var possibleClone = false
+    /// BS differs from the stored value: the row's `backup_state_changed_at` is set to the login's time.
+    var backupStateChanged = false
 }
 
 /// A session about to be stored: only the token's hash reaches the database.

@@ -94,7 +94,8 @@ struct Store: Sendable {
             SQL.insertCredential, .blob(c.id), .text(c.accountId), .blob(c.publicKey), .integer(Int64(c.algorithm)),
             .integer(Int64(c.signCount)), .text(c.transports.joined(separator: ",")), .blob(c.aaguid), .text(c.attestationFormat),
             .integer(c.backupEligible), .integer(c.backupState), .integer(c.uvInitialized), .text(c.name),
-            .milliseconds(c.createdAt), .integer(c.lastUsedAt.map(Timestamp.milliseconds)), .integer(c.attestationVerified)))
+            .milliseconds(c.createdAt), .integer(c.lastUsedAt.map(Timestamp.milliseconds)), .integer(c.attestationVerified),
+            .integer(c.backupStateChangedAt.map(Timestamp.milliseconds))))
         if inserted == nil { throw Failure.duplicate }
     }
 
@@ -340,6 +341,7 @@ struct Store: Sendable {
             name: try row.decode(column: "name", as: String.self),
             createdAt: Timestamp.date(try row.decode(column: "created_at", as: Int64.self)),
             lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self).map(Timestamp.date),
-            attestationVerified: try row.decode(column: "attestation_verified", as: Int.self) != 0)
+            attestationVerified: try row.decode(column: "attestation_verified", as: Int.self) != 0,
+            backupStateChangedAt: try row.decode(column: "backup_state_changed_at", as: Int64?.self).map(Timestamp.date))
     }
 }

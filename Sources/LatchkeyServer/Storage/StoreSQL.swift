@@ -35,11 +35,11 @@ enum SQL {
 
     static let credentialColumns = """
         id, account_id, public_key, algorithm, sign_count, transports, aaguid, attestation_format, backup_eligible, \
-        backup_state, uv_initialized, name, created_at, last_used_at, attestation_verified
+        backup_state, uv_initialized, name, created_at, last_used_at, attestation_verified, backup_state_changed_at
         """
 
     static let insertCredential = StoreStatement("""
-        INSERT INTO credentials (\(credentialColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+        INSERT INTO credentials (\(credentialColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
         ON CONFLICT (id) DO NOTHING RETURNING id
         """)
     static let credential = StoreStatement("SELECT \(credentialColumns) FROM credentials WHERE id = $1")
@@ -54,9 +54,10 @@ enum SQL {
         FROM credentials c JOIN accounts a ON a.id = c.account_id WHERE c.id = $1
         """)
     /// A login's update: the counter moves only from the value the verification compared against ($6).
+    /// A change of the backup state is dated (the right-hand sides read the row as it was).
     static let recordLogin = StoreStatement("""
         UPDATE credentials SET sign_count = $1, backup_state = $2, uv_initialized = CASE WHEN $3 = 1 THEN 1 ELSE uv_initialized END,
-            last_used_at = $4
+            last_used_at = $4, backup_state_changed_at = CASE WHEN backup_state <> $2 THEN $4 ELSE backup_state_changed_at END
         WHERE id = $5 AND sign_count = $6
         RETURNING id
         """)

@@ -1,0 +1,102 @@
+import Foundation
+import WebAuthn
+
+/// A passkey provider as people know it ("Apple Passwords", "Google Password Manager", "1Password"), named
+/// by the AAGUID its passkeys carry in their authenticator data.
+struct PasskeyProvider: Sendable, Equatable {
+    let name: String
+    /// SVG icons as `data:image/svg+xml;base64,…` URLs, for light and dark backgrounds; either may be
+    /// missing from the table.
+    let iconLight: String?
+    let iconDark: String?
+}
+
+/// The AAGUID → provider table: the community list of passkey provider AAGUIDs
+/// (github.com/passkeydeveloper/passkey-authenticator-aaguids, `aaguid.json`), shipped as data in
+/// `ProviderData/` with its source named there, and refreshed by `scripts/refresh-aaguids`.
+///
+/// It names passkeys in lists and nothing else: an AAGUID is what the authenticator *claims* to be, and
+/// with attestation `none` nobody vouches for it. No security decision reads this table.
+struct PasskeyProviders: Sendable {
+    /// Keyed by the AAGUID's 16 bytes.
+    private let providers: [[UInt8]: PasskeyProvider]
+
+    var count: Int { providers.count }
+
+    /// The table shipped with Latchkey. A missing or unreadable file is a packaging error reported at
+    /// start-up, like the page's files.
+    static func bundled() throws -> PasskeyProviders {
+        guard let url = Bundle.module.url(forResource: "aaguid", withExtension: "json", subdirectory: "ProviderData") else {
+            throw ServerConfiguration.Invalid(description: "the passkey provider table ProviderData/aaguid.json is missing from the installation")
+        }
+        do {
+            return try PasskeyProviders(json: Data(contentsOf: url))
+        } catch {
+            throw ServerConfiguration.Invalid(description: "the passkey provider table ProviderData/aaguid.json cannot be read: \(error)")
+        }
+    }
+
+    /// Reads the list's own format: `{"<aaguid>": {"name": …, "icon_light"?: …, "icon_dark"?: …}}`.
+    /// Entries with a malformed AAGUID or no name are refused as a whole file: the file is ours, so a
+    /// bad entry is a bad refresh, to be seen, not skipped.
+    init(json: Data) throws(Malformed) {
+        guard let object = try? JSONSerialization.jsonObject(with: json), let entries = object as? [String: Any] else {
+            throw Malformed(description: "not a JSON object")
+        }
+        var providers: [[UInt8]: PasskeyProvider] = [:]
+        for (key, value) in entries {
+            guard let aaguid = Self.bytes(uuid: key) else { throw Malformed(description: "\(key) is not a lowercase UUID") }
+            guard let entry = value as? [String: Any], let name = entry["name"] as? String,
+                  !name.trimmingCharacters(in: .whitespaces).isEmpty
+            else { throw Malformed(description: "\(key) has no name") }
+            let light = try Self.icon(entry["icon_light"], key: key)
+            let dark = try Self.icon(entry["icon_dark"], key: key)
+            providers[aaguid] = PasskeyProvider(name: name, iconLight: light, iconDark: dark)
+        }
+        self.providers = providers
+    }
+
+    /// The provider whose passkeys carry `aaguid`, or nil: the all-zero AAGUID (an authenticator that
+    /// does not say) and any AAGUID the list does not hold.
+    func provider(aaguid: [UInt8]) -> PasskeyProvider? {
+        providers[aaguid]
+    }
+
+    struct Malformed: Error, CustomStringConvertible, Sendable {
+        let description: String
+    }
+
+    static let iconPrefix = "data:image/svg+xml;base64,"
+
+    private static func icon(_ value: Any?, key: String) throws(Malformed) -> String? {
+        guard let value else { return nil }
+        guard let url = value as? String, url.hasPrefix(iconPrefix), Data(base64Encoded: String(url.dropFirst(iconPrefix.count))) != nil else {
+            throw Malformed(description: "an icon of \(key) is not a base64 SVG data URL")
+        }
+        return url
+    }
+
+    /// The 16 bytes of "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (lowercase hex, as the list writes them).
+    static func bytes(uuid: String) -> [UInt8]? {
+        let groups = uuid.split(separator: "-", omittingEmptySubsequences: false)
+        guard groups.map(\.count) == [8, 4, 4, 4, 12] else { return nil }
+        let hex = Array(groups.joined().utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(16)
+        var index = 0
+        while index < hex.count {
+            guard let high = nibble(hex[index]), let low = nibble(hex[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}
