@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
         .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
+        // Tests only: the driver DirectSQLite stands in for, which SQLiteDriverComparisonTests holds it to.
+        .package(url: "https://github.com/vapor/sqlite-kit", from: "4.5.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -116,6 +118,7 @@ let package = Package(
                 "LatchkeyServer", "SoftAuthenticator", "WebAuthn",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SQLiteKit", package: "sqlite-kit"),
             ]
         ),
         .testTarget(

@@ -327,23 +327,30 @@ struct DirectSQLiteRow: SQLRow {
         switch try value(column) {
         case .null:
             decoded = nil
+        // The conversions are sqlite-nio's (SQLiteDriverComparisonTests holds them to it): a number read
+        // as text is its decimal form, an integer read as a double is widened, only 0 and 1 are booleans.
         case .integer(let n):
             if D.self == Int.self || D.self == Int?.self {
                 decoded = Int(n)
             } else if D.self == Bool.self || D.self == Bool?.self {
-                decoded = n != 0
+                decoded = n == 0 || n == 1 ? n == 1 : nil
+            } else if D.self == String.self || D.self == String?.self {
+                decoded = String(n)
+            } else if D.self == Double.self || D.self == Double?.self {
+                decoded = Double(n)
             } else {
                 decoded = n
             }
         case .real(let d):
-            decoded = d
+            decoded = D.self == String.self || D.self == String?.self ? String(d) : d
         case .text(let s):
             decoded = s
         case .blob(let bytes):
-            decoded = D.self == Data.self || D.self == Data?.self ? Data(bytes) : bytes
+            decoded = D.self == Data.self || D.self == Data?.self ? Data(bytes) : nil
         }
-        if let typed = decoded as? D { return typed }
-        if decoded == nil, let none = Optional<Any>.none as? D { return none }
+        if let decoded, let typed = decoded as? D { return typed }
+        // Only a NULL is an optional's nil; a value that does not convert is refused, optional or not.
+        if case .null = try value(column), let none = Optional<Any>.none as? D { return none }
         throw DirectSQLite.Failure(description: "column \(column) does not hold a \(D.self)")
     }
 }
