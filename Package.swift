@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "SoftAuthenticator", targets: ["SoftAuthenticator"]),
         .library(name: "LatchkeyServer", targets: ["LatchkeyServer"]),
         .library(name: "LatchkeyClient", targets: ["LatchkeyClient"]),
+        .library(name: "LatchkeyAppleAuthenticator", targets: ["LatchkeyAppleAuthenticator"]),
         .executable(name: "latchkey", targets: ["latchkey"]),
     ],
     dependencies: [
@@ -76,6 +77,9 @@ let package = Package(
             name: "LatchkeyClient",
             dependencies: ["WebAuthn", .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
+        // LatchkeyClient's Authenticator over AuthenticationServices (compiled where that framework exists);
+        // its JSON mapping is plain Swift, built and tested everywhere.
+        .target(name: "LatchkeyAppleAuthenticator", dependencies: ["LatchkeyClient", "WebAuthn"]),
         .executableTarget(
             name: "latchkey",
             dependencies: [
@@ -128,6 +132,10 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
+        ),
+        .testTarget(
+            name: "LatchkeyAppleAuthenticatorTests",
+            dependencies: ["LatchkeyAppleAuthenticator", "LatchkeyClient", "SoftAuthenticator", "WebAuthn"]
         ),
         .testTarget(name: "LatchkeyCLITests", dependencies: ["latchkey", "WebAuthn"]),
         .testTarget(
