@@ -26,6 +26,9 @@ public struct Latchkey: Sendable {
     let authenticationRules: RequestAuthentication
     let ceremonies: CeremonyService
     let issuer: AccessTokenIssuer?
+    /// One limiter for every rate-limited route (the API and, when on, the compatibility APIs), so a
+    /// client has one budget however it calls.
+    let rateLimiter: RateLimiter
     let registry: PrometheusCollectorRegistry
     let metricsFactory: PrometheusMetricsFactory
     let logger: Logger
@@ -75,7 +78,8 @@ public struct Latchkey: Sendable {
                 configuration: configuration, store: store, connections: connections, sessions: sessions,
                 authenticationRules: RequestAuthentication(
                     sessions: sessions, origins: configuration.relyingParty.origins, secureCookies: configuration.secureCookies),
-                ceremonies: ceremonies, issuer: issuer, registry: registry, metricsFactory: metricsFactory, logger: logger, now: now)
+                ceremonies: ceremonies, issuer: issuer, rateLimiter: RateLimiter(requestsPerMinute: max(configuration.rateLimit, 1)),
+                registry: registry, metricsFactory: metricsFactory, logger: logger, now: now)
         } catch {
             try? await connections.shutdown()
             throw error
@@ -104,14 +108,7 @@ public struct Latchkey: Sendable {
         // The limiter is the API group's middleware, so it applies to every request the router resolves to
         // an API route, however its path is spelled (`//api/…` reaches the same routes).
         let api = scope.group("api")
-        if configuration.rateLimit > 0 {
-            let shared = configuration.effectiveRateLimitScope == .database
-                ? SharedRateLimit(store: store, perMinute: configuration.rateLimit, logger: logger) : nil
-            api.add(middleware: RateLimitMiddleware<Context>(
-                limiter: RateLimiter(requestsPerMinute: configuration.rateLimit), shared: shared,
-                trustForwardedFor: configuration.trustForwardedFor,
-                refused: Counter(label: "latchkey_rate_limited_total", factory: metricsFactory)))
-        }
+        if let limit: RateLimitMiddleware<Context> = rateLimitMiddleware() { api.add(middleware: limit) }
         CeremonyController(ceremonies: ceremonies, authentication: authenticationRules, configuration: configuration).register(on: api)
         AccountController(store: store, sessions: sessions, authentication: authenticationRules, configuration: configuration, now: now)
             .register(on: api)
@@ -123,6 +120,16 @@ public struct Latchkey: Sendable {
         if page {
             try PageController.load().register(on: scope, prefix: trimmed)
         }
+    }
+
+    /// The rate limit as configured (nil when it is off), over the one shared `rateLimiter`.
+    func rateLimitMiddleware<Context: LatchkeyRequestContext>() -> RateLimitMiddleware<Context>? {
+        guard configuration.rateLimit > 0 else { return nil }
+        let shared = configuration.effectiveRateLimitScope == .database
+            ? SharedRateLimit(store: store, perMinute: configuration.rateLimit, logger: logger) : nil
+        return RateLimitMiddleware<Context>(
+            limiter: rateLimiter, shared: shared, trustForwardedFor: configuration.trustForwardedFor,
+            refused: Counter(label: "latchkey_rate_limited_total", factory: metricsFactory))
     }
 
     /// The middleware that puts the signed-in account into `context.latchkeyAccount` for the handlers
