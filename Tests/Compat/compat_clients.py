@@ -6,6 +6,10 @@ Sources/PassKeysDemo/Shared/PKD_Handler/PKD_Handler.swift): the same methods, pa
 percent-encoding (`.urlQueryAllowed`, `.alphanumerics` for the credential id), headers, bodies (flat JSON
 objects of standard-base64 strings) and the same reading of the answers (status 200 and
 `[String: String]` bodies, the login token as the whole body, `removingPercentEncoding` on read).
+One step is not the app's: that build of `login()` stops with `noAvailablePassKeys` when `allowedIDs` is
+empty, and Latchkey always sends it empty (listing credential ids to anyone is PRIOR-ART weakness 2). The
+replay goes on with a discoverable request, as issue 15 intends; `PKDClient.app_would_continue` says what
+the unmodified app would do, and the tests pin it, so the gap stays visible.
 
 `ShinyClient` sends what Hanko's iOS app "Shiny" sends (teamhanko/apple-wwdc21-ios-demo-shiny,
 Shared/AccountManager.swift): Alamofire JSON with `"id": ""` and `"rawId": ""`, base64url; `WebPageClient`
@@ -180,6 +184,18 @@ class PKDClient:
         status, body = self.get("operation=login")
         value = json.loads(body)
         return value["challenge"], value["allowedIDs"]
+
+    @staticmethod
+    def app_would_continue(allowed_ids):
+        """Whether that build of `PKD_Handler.login()` goes on to `performRequests()`: only with at least
+        one id that decodes as base64 (`compactMap { Data(base64Encoded:) }.filter { !$0.isEmpty }`)."""
+        decoded = []
+        for text in allowed_ids:
+            try:
+                decoded.append(base64.b64decode(text, validate=True))
+            except ValueError:
+                pass
+        return any(decoded)
 
     def login_payload(self, challenge, origin=None, credential_id=None):
         client_data, auth_data, signature = self.authenticator.get(self.rp_id, unb64url(challenge), origin or self.origin)

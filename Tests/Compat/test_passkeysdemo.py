@@ -120,6 +120,15 @@ def test_environment_variable_turns_it_on():
         assert HTTP(both.port).request("GET", "/authentication_initialize")[0] == 200
 
 
+def test_known_gap_the_current_app_build_will_not_log_in_without_a_listed_id(server):
+    """The newest PKD_Handler refuses to start a login when allowedIDs is empty (noAvailablePassKeys); Latchkey
+    never lists credential ids (weakness 2), so that unmodified build cannot log in — creating an account,
+    and everything after it, works. Pinned here so that the gap is a decision, not a surprise."""
+    signed_up(server, "Gap")
+    _, allowed = client(server).login_challenge()
+    assert not PKDClient.app_would_continue(allowed)
+
+
 # Weakness 1 and 6: tokens are stored hashed, and expire.
 def test_1_tokens_are_stored_only_as_sha256(server):
     app = signed_up(server)

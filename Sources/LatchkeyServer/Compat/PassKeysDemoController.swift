@@ -26,6 +26,11 @@ import WebAuthn
 /// `Cache-Control: no-store`. Update's values do travel in the query string, because the app puts them
 /// there: a display name and a credo, the user's own and not secrets.
 ///
+/// **A known gap.** The newest `PKD_Handler` (Shared/PKD_Handler/PKD_Handler.swift) ends its login with
+/// `noAvailablePassKeys` when `allowedIDs` is empty instead of making a discoverable request. Latchkey keeps
+/// the list empty all the same — listing every credential id to anyone is the seed's weakness 2 — so that
+/// build signs up and uses its session, but cannot log in again until the app drops that guard.
+///
 /// Binary values are standard base64 (the app's `base64EncodedString()`), and challenges base64url.
 /// Everything else is Latchkey's: the challenge is single-use and expires, UV is required, origins are
 /// compared exactly, the sign count is stored, fields are validated with 4xx answers and no internals.
