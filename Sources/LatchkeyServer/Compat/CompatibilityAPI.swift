@@ -24,6 +24,8 @@ public enum CompatibilityAPI: String, Sendable, CaseIterable, Hashable {
 
     /// Why `path` cannot be where the PassKeysDemo API answers, or nil when it can: an absolute path of
     /// plain segments (no router wildcards or parameters), outside Latchkey's own `/api/` and `/.well-known/`.
+    /// - Parameter path: the path to check, as `--compat-passkeysdemo-path` gives it.
+    /// - Returns: the end of a sentence saying what is wrong ("must …"), or nil.
     public static func problem(withPassKeysDemoPath path: String) -> String? {
         guard path.hasPrefix("/"), path.count > 1, path.count <= 200 else { return "must be an absolute path such as /pkd/index.php" }
         let segments = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)

@@ -4,6 +4,7 @@ extension Latchkey {
     /// Adds the compatibility APIs named in `configuration.compatibility` (none by default) to `router`,
     /// at the paths their clients call: PassKeysDemo at `configuration.passKeysDemoPath`, Hanko's demo at
     /// the root. They share the API's rate limit and every service with it (`CompatibilityAPI`).
+    /// - Parameter router: the application's router; the routes go at its root, where the clients look.
     public func mountCompatibility<Context: LatchkeyRequestContext>(on router: Router<Context>) {
         mountCompatibility(on: router, answeringErrors: true)
     }
