@@ -59,7 +59,7 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "WebAuthn", "CSQLite3",
+                "WebAuthn", "CBOR", "CSQLite3",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

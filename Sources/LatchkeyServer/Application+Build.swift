@@ -28,7 +28,10 @@ public func buildApplication(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: latchkey.metricsText())))
     }
-    try OpenAPIController.load().register(on: router) // last: it checks every route above against openapi.yaml
+    try OpenAPIController.load().register(on: router) // it checks every route above against openapi.yaml
+    // After the check: other projects' APIs, on only when asked for, are not Latchkey's documented API
+    // (see `CompatibilityAPI`).
+    latchkey.mountCompatibility(on: router, answeringErrors: false)
 
     let application = Application(
         router: router,

@@ -78,6 +78,8 @@ struct ConfigurationFile {
         Setting("idle-timeout", "LATCHKEY_IDLE_TIMEOUT", .integer),
         Setting("max-connections", "LATCHKEY_MAX_CONNECTIONS", .integer),
         Setting("max-connections-per-client", "LATCHKEY_MAX_CONNECTIONS_PER_CLIENT", .integer),
+        Setting("compat", "LATCHKEY_COMPAT", .list),
+        Setting("compat-passkeysdemo-path", "LATCHKEY_COMPAT_PASSKEYSDEMO_PATH", .string),
     ]
 
     typealias Invalid = ServerConfiguration.Invalid

@@ -20,7 +20,7 @@ struct ServeCommand: AsyncParsableCommand {
             LATCHKEY_RATE_LIMIT_SCOPE, LATCHKEY_HOUSEKEEPING_INTERVAL (seconds), LATCHKEY_ACCESS_TOKENS (true or false), \
             LATCHKEY_ACCESS_TOKEN_TTL, LATCHKEY_SIGNING_KEY_LIFETIME (seconds), LATCHKEY_TOKEN_ISSUER, LATCHKEY_TOKEN_AUDIENCE, \
             LATCHKEY_INTROSPECTION_SECRET, \
-            LATCHKEY_SIGN_COUNT, LOG_LEVEL (default info).
+            LATCHKEY_SIGN_COUNT, LATCHKEY_COMPAT (comma-separated), LATCHKEY_COMPAT_PASSKEYSDEMO_PATH, LOG_LEVEL (default info).
             """
     )
 
@@ -70,6 +70,10 @@ struct ServeCommand: AsyncParsableCommand {
     var maxConnections: Int?
     @Option(name: .customLong("max-connections-per-client"), help: "Open connections per client address (default 256; 0: no limit; not applied with --trust-forwarded-for).")
     var maxConnectionsPerClient: Int?
+    @Option(name: .customLong("compat"), help: "Also serve another project's API for its existing clients: passkeysdemo, hanko; repeatable or comma-separated (default: none).")
+    var compat: [String] = []
+    @Option(name: .customLong("compat-passkeysdemo-path"), help: "Where the PassKeysDemo-compatible API answers (default /pkd/index.php).")
+    var compatPassKeysDemoPath: String?
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -204,6 +208,17 @@ struct ServeCommand: AsyncParsableCommand {
                 throw .init(description: "LATCHKEY_TRUST_FORWARDED_FOR must be true or false, not \"\(text)\"")
             }
             c.trustForwardedFor = value
+        }
+        let compatibility = (compat.isEmpty ? list("LATCHKEY_COMPAT") : compat)
+            .flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        for name in compatibility {
+            guard let api = CompatibilityAPI(rawValue: name) else {
+                throw .init(description: "--compat must be \(CompatibilityAPI.allCases.map(\.rawValue).joined(separator: " or ")), not \"\(name)\"")
+            }
+            c.compatibility.insert(api)
+        }
+        if let path = compatPassKeysDemoPath ?? env["LATCHKEY_COMPAT_PASSKEYSDEMO_PATH"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            c.passKeysDemoPath = path
         }
         return c
     }

@@ -46,6 +46,8 @@ struct ConfigurationFileTests {
         idle-timeout = 10
         max-connections = 100
         max-connections-per-client = 10
+        compat = ["passkeysdemo", "hanko"]
+        compat-passkeysdemo-path = "/passkeys/index.php"
         """
 
     func resolve(_ arguments: [String] = [], environment: [String: String] = [:], file text: String) throws -> ServerConfiguration {
@@ -110,6 +112,8 @@ struct ConfigurationFileTests {
         #expect(c.idleTimeout == 10)
         #expect(c.maxConnections == 100)
         #expect(c.maxConnectionsPerClient == 10)
+        #expect(c.compatibility == [.passKeysDemo, .hanko])
+        #expect(c.passKeysDemoPath == "/passkeys/index.php")
         try c.validate()
     }
 

@@ -83,6 +83,11 @@ public struct ServerConfiguration: Sendable {
     /// What backends present (`Authorization: Bearer …`) to ask `POST /api/introspect` about a token;
     /// introspection is off without one.
     public var introspectionSecret: String?
+    /// Other projects' APIs served beside Latchkey's own, for their existing clients (off by default;
+    /// see `CompatibilityAPI`).
+    public var compatibility: Set<CompatibilityAPI> = []
+    /// Where the PassKeysDemo-compatible API answers: the path of the PHP server's `index.php`.
+    public var passKeysDemoPath = CompatibilityAPI.defaultPassKeysDemoPath
 
     public init() {}
 
@@ -147,6 +152,9 @@ public struct ServerConfiguration: Sendable {
         guard maxConnections >= 0 else { throw Invalid(description: "the connection limit must be 0 (none) or a number of connections, not \(maxConnections)") }
         guard maxConnectionsPerClient >= 0 else {
             throw Invalid(description: "the per-client connection limit must be 0 (none) or a number of connections, not \(maxConnectionsPerClient)")
+        }
+        if let problem = CompatibilityAPI.problem(withPassKeysDemoPath: passKeysDemoPath) {
+            throw Invalid(description: "the PassKeysDemo path (--compat-passkeysdemo-path) \(problem), not \"\(passKeysDemoPath)\"")
         }
         guard (0...256).contains(threads) else { throw Invalid(description: "the number of threads must be between 1 and 256 (0: one per core), not \(threads)") }
     }

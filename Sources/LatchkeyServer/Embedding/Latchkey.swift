@@ -27,6 +27,9 @@ public struct Latchkey: Sendable {
     let ceremonies: CeremonyService
     let issuer: AccessTokenIssuer?
     let providers: PasskeyProviders
+    /// One limiter for every rate-limited route (the API and, when on, the compatibility APIs), so a
+    /// client has one budget however it calls.
+    let rateLimiter: RateLimiter
     let registry: PrometheusCollectorRegistry
     let metricsFactory: PrometheusMetricsFactory
     let logger: Logger
@@ -77,7 +80,9 @@ public struct Latchkey: Sendable {
                 configuration: configuration, store: store, connections: connections, sessions: sessions,
                 authenticationRules: RequestAuthentication(
                     sessions: sessions, origins: configuration.relyingParty.origins, secureCookies: configuration.secureCookies),
-                ceremonies: ceremonies, issuer: issuer, providers: providers, registry: registry, metricsFactory: metricsFactory, logger: logger, now: now)
+                ceremonies: ceremonies, issuer: issuer, providers: providers,
+                rateLimiter: RateLimiter(requestsPerMinute: max(configuration.rateLimit, 1)),
+                registry: registry, metricsFactory: metricsFactory, logger: logger, now: now)
         } catch {
             try? await connections.shutdown()
             throw error
@@ -106,14 +111,7 @@ public struct Latchkey: Sendable {
         // The limiter is the API group's middleware, so it applies to every request the router resolves to
         // an API route, however its path is spelled (`//api/…` reaches the same routes).
         let api = scope.group("api")
-        if configuration.rateLimit > 0 {
-            let shared = configuration.effectiveRateLimitScope == .database
-                ? SharedRateLimit(store: store, perMinute: configuration.rateLimit, logger: logger) : nil
-            api.add(middleware: RateLimitMiddleware<Context>(
-                limiter: RateLimiter(requestsPerMinute: configuration.rateLimit), shared: shared,
-                trustForwardedFor: configuration.trustForwardedFor,
-                refused: Counter(label: "latchkey_rate_limited_total", factory: metricsFactory)))
-        }
+        if let limit: RateLimitMiddleware<Context> = rateLimitMiddleware() { api.add(middleware: limit) }
         CeremonyController(ceremonies: ceremonies, authentication: authenticationRules, configuration: configuration, providers: providers)
             .register(on: api)
         AccountController(
@@ -128,6 +126,16 @@ public struct Latchkey: Sendable {
             try PageController.load().register(on: scope, prefix: trimmed)
             ProviderIconController(providers: providers).register(on: scope)
         }
+    }
+
+    /// The rate limit as configured (nil when it is off), over the one shared `rateLimiter`.
+    func rateLimitMiddleware<Context: LatchkeyRequestContext>() -> RateLimitMiddleware<Context>? {
+        guard configuration.rateLimit > 0 else { return nil }
+        let shared = configuration.effectiveRateLimitScope == .database
+            ? SharedRateLimit(store: store, perMinute: configuration.rateLimit, logger: logger) : nil
+        return RateLimitMiddleware<Context>(
+            limiter: rateLimiter, shared: shared, trustForwardedFor: configuration.trustForwardedFor,
+            refused: Counter(label: "latchkey_rate_limited_total", factory: metricsFactory))
     }
 
     /// The middleware that puts the signed-in account into `context.latchkeyAccount` for the handlers

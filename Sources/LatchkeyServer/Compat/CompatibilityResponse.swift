@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// How the compatibility APIs answer: their refusals in the shape their clients read, and bodies read
+/// with the same limits as Latchkey's own.
+enum CompatibilityResponse {
+    /// The seed servers' error shape, `{"error": "sentence"}`, plus Latchkey's stable `code`: both clients
+    /// read a flat object of strings (PassKeysDemo decodes `[String: String]`, Hanko's page shows `error`).
+    struct ErrorJSON: Encodable {
+        let error: String
+        let code: String
+    }
+
+    /// Runs a handler and turns a refusal (`APIError`) into the compatibility shape with the same status.
+    /// Anything else (a database that is down) still reaches the error middleware, which answers for it.
+    static func answering(_ handler: () async throws -> Response) async throws -> Response {
+        do {
+            return try await handler()
+        } catch let refusal as APIError {
+            var response = try JSONResponse.make(refusal.status, ErrorJSON(error: refusal.message, code: refusal.code))
+            if refusal.kind == .unavailable { response.headers[.retryAfter] = "2" }
+            return response
+        }
+    }
+
+    /// A bare text body (PassKeysDemo's login answers with the token alone).
+    static func text(_ text: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A JSON body read as Latchkey reads its own (64 KiB at most, the strict depth-limited parser).
+    /// `plainText`: also accept `text/plain`, which is what `fetch` sends for a string body when the page
+    /// sets no type (Hanko's page does so); such a request is only ever taken together with an Origin check.
+    static func body<T: JSONReadable>(_ type: T.Type, of request: Request, plainText: Bool = false) async throws -> T {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: RequestBody.limit)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+        } catch is NIOTooManyBytesError {
+            throw APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+        }
+        guard buffer.readableBytes > 0 else { throw APIError(.badRequest, "missing_body", "This request needs a JSON body.") }
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        guard contentType.hasPrefix("application/json") || (plainText && (contentType.isEmpty || contentType.hasPrefix("text/plain"))) else {
+            throw APIError(.badRequest, "unsupported_content_type", "Send the body as Content-Type: application/json.")
+        }
+        return try RequestBody.decode(type, from: Data(buffer: buffer))
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+@testable import LatchkeyServer
+
+/// The compatibility APIs' parsing and routing (issue 15); the client journeys run against the real
+/// binary in Tests/Compat.
+@Suite("Compatibility APIs")
+struct CompatibilityTests {
+    @Test("the query string is percent-decoded once, + stays a plus, and a repeated or broken name is refused")
+    func query() throws {
+        let query = try CompatibilityQuery("operation=update&displayName=C++%20100%25&credo=")
+        #expect(query["operation"] == "update")
+        #expect(query["displayName"] == "C++ 100%")
+        #expect(query["credo"] == "")
+        #expect(throws: APIError.self) { try CompatibilityQuery("a=1&a=2") }
+        #expect(throws: APIError.self) { try CompatibilityQuery("a=%ZZ") }
+        let empty = try CompatibilityQuery(nil)
+        #expect(empty["operation"] == nil)
+    }
+
+    @Test("read's percent-encoding undoes exactly")
+    func percentEncoding() {
+        for text in ["C++ 100% sûr", "a/b?c&d=e", "日本語", "line\nbreak", ""] {
+            #expect(CompatibilityEncoding.percentEncoded(text).removingPercentEncoding == text)
+        }
+        #expect(CompatibilityEncoding.standardBase64("+/8=") == [0xfb, 0xff])
+        #expect(CompatibilityEncoding.standardBase64("+/8") == [0xfb, 0xff])
+        #expect(CompatibilityEncoding.standardBase64("-_8") == nil)
+        #expect(CompatibilityEncoding.standardBase64("") == nil)
+    }
+
+    @Test("the PassKeysDemo path must be a plain absolute path outside /api and /.well-known")
+    func path() {
+        #expect(CompatibilityAPI.problem(withPassKeysDemoPath: "/pkd/index.php") == nil)
+        for bad in ["pkd/index.php", "/", "/pkd/", "/pkd//index.php", "/api/index.php", "/.well-known/x", "/pkd/:id", "/pkd/*", "/../x"] {
+            #expect(CompatibilityAPI.problem(withPassKeysDemoPath: bad) != nil, "\(bad)")
+        }
+        var configuration = TestServer.configuration()
+        configuration.passKeysDemoPath = "/api/pkd"
+        #expect(throws: ServerConfiguration.Invalid.self) { try configuration.validate() }
+    }
+
+    @Test("off by default; on, both APIs answer beside the checked API document")
+    func routing() async throws {
+        try await TestServer.run { api in
+            let pkd = try await api.send(.get, "/pkd/index.php?operation=login")
+            #expect(pkd.status == .notFound)
+            let hanko = try await api.send(.get, "/authentication_initialize")
+            #expect(hanko.status == .notFound)
+        }
+        let on = TestServer.configuration { $0.compatibility = [.passKeysDemo, .hanko] }
+        try await TestServer.run(on) { api in
+            let login = try await api.send(.get, "/pkd/index.php?operation=login")
+            #expect(login.status == .ok)
+            #expect((login.json?["allowedIDs"] as? [String]) == [])
+            let unknown = try await api.send(.get, "/pkd/index.php?operation=nope")
+            #expect(unknown.status == .badRequest)
+            #expect(unknown.json?["code"] as? String == "unknown_operation")
+            let read = try await api.send(.get, "/pkd/index.php?operation=read")
+            #expect(read.status == .unauthorized)
+            let options = try await api.send(.get, "/authentication_initialize")
+            #expect(options.status == .ok)
+            let content = try await api.send(.get, "/content")
+            #expect(content.status == .temporaryRedirect)
+            #expect(content.headers[.location] == "/")
+        }
+    }
+
+    @Test("the page's name is HTML-escaped")
+    func escaping() {
+        #expect(HankoController.escapeHTML(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
+    }
+}
