@@ -19,9 +19,8 @@ SCREENSHOTS = pathlib.Path(os.environ.get("LATCHKEY_SCREENSHOTS", ROOT / ".build
 
 @pytest.fixture
 def server(request):
-    instance = Server(*getattr(request, "param", ()))
-    yield instance
-    instance.stop()
+    with Server(*getattr(request, "param", ())) as instance:
+        yield instance
 
 
 @pytest.fixture
@@ -65,6 +64,24 @@ def visible(driver, element_id):
 
 def text_in(driver, element_id, fragment):
     wait(driver).until(EC.text_to_be_present_in_element((By.ID, element_id), fragment))
+
+
+def register(driver, name):
+    """Signs up on the page with a passkey named `name` and waits for the account view."""
+    field = visible(driver, "passkey-name")
+    field.clear()
+    field.send_keys(name)
+    driver.find_element(By.ID, "register").click()
+    visible(driver, "account")
+
+
+def change_display_name(driver, name):
+    """Saves a new display name through the account form and waits for "Saved."."""
+    field = driver.find_element(By.ID, "display-name")
+    field.clear()
+    field.send_keys(name)
+    driver.find_element(By.ID, "update").click()
+    text_in(driver, "status", "Saved.")
 
 
 def message_texts(driver):

@@ -2,15 +2,7 @@
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import autofill_settled, screenshot, text_in, virtual_authenticator, visible, wait
-
-
-def register(driver, name):
-    field = visible(driver, "passkey-name")
-    field.clear()
-    field.send_keys(name)
-    driver.find_element(By.ID, "register").click()
-    visible(driver, "account")
+from conftest import autofill_settled, register, screenshot, text_in, virtual_authenticator, visible, wait
 
 
 def test_journey(server, browser):

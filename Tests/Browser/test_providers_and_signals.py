@@ -7,7 +7,7 @@ import subprocess
 
 from selenium.webdriver.common.by import By
 
-from conftest import ROOT, screenshot, text_in, virtual_authenticator, visible, wait
+from conftest import ROOT, change_display_name, register, screenshot, text_in, virtual_authenticator, visible, wait
 
 APPLE_PASSWORDS = "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"
 LATCHKEY = os.environ.get("LATCHKEY_BIN", str(ROOT / ".build" / "debug" / "latchkey"))
@@ -39,14 +39,6 @@ def before_page_scripts(driver, source):
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
 
 
-def register(driver, name):
-    field = visible(driver, "passkey-name")
-    field.clear()
-    field.send_keys(name)
-    driver.find_element(By.ID, "register").click()
-    visible(driver, "account")
-
-
 def fetch_json(driver, method, path, body=None):
     """A same-origin request from the page, with its session cookie: (status, parsed body)."""
     return driver.execute_async_script("""
@@ -67,6 +59,20 @@ def add_passkey_from_another_provider(driver, server, tmp_path, aaguid):
     status, added = fetch_json(driver, "POST", "api/registration/verify", {"credential": json.loads(made.stdout)})
     assert status == 201, added
     return added["passkey"]
+
+
+def remove_passkey_from_another_provider(driver, server, tmp_path, status_text):
+    """Adds an Apple Passwords passkey to the signed-in account, reloads the page, removes that passkey
+    through the list and waits for `status_text`; returns the removed passkey's JSON."""
+    added = add_passkey_from_another_provider(driver, server, tmp_path, APPLE_PASSWORDS)
+    driver.refresh()
+    visible(driver, "account")
+    wait(driver).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#passkeys > li")) == 2)
+    row = driver.find_element(By.CSS_SELECTOR, f'#passkeys > li[data-id="{added["id"]}"]')
+    row.find_element(By.XPATH, ".//button[text()='Remove']").click()
+    row.find_element(By.XPATH, ".//button[text()='Remove passkey']").click()
+    text_in(driver, "status", status_text)
+    return added
 
 
 def test_provider_names_and_icons(server, browser, tmp_path):
@@ -108,23 +114,12 @@ def test_signals_are_sent_with_the_right_arguments(server, browser, tmp_path):
     user_id = account["userHandle"]
 
     # A new display name: the passkey manager is told the current names.
-    name = browser.find_element(By.ID, "display-name")
-    name.clear()
-    name.send_keys("Ada Lovelace")
-    browser.find_element(By.ID, "update").click()
-    text_in(browser, "status", "Saved.")
+    change_display_name(browser, "Ada Lovelace")
     details = [arguments for method, arguments in browser.execute_script("return window.__signals") if method == "signalCurrentUserDetails"]
     assert details == [{"rpId": "localhost", "userId": user_id, "name": "Ada Lovelace", "displayName": "Ada Lovelace"}]
 
     # A passkey removed: the manager is told which passkeys remain, by the same ids the API gives.
-    added = add_passkey_from_another_provider(browser, server, tmp_path, APPLE_PASSWORDS)
-    browser.refresh()
-    visible(browser, "account")
-    wait(browser).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#passkeys > li")) == 2)
-    row = browser.find_element(By.CSS_SELECTOR, f'#passkeys > li[data-id="{added["id"]}"]')
-    row.find_element(By.XPATH, ".//button[text()='Remove']").click()
-    row.find_element(By.XPATH, ".//button[text()='Remove passkey']").click()
-    text_in(browser, "status", "Removed the passkey")
+    added = remove_passkey_from_another_provider(browser, server, tmp_path, "Removed the passkey")
     _, signals = fetch_json(browser, "GET", "api/account/signals")
     accepted = [arguments for method, arguments in browser.execute_script("return window.__signals") if method == "signalAllAcceptedCredentials"]
     assert accepted == [{"rpId": "localhost", "userId": user_id, "allAcceptedCredentialIds": signals["allAcceptedCredentialIds"]}]
@@ -140,21 +135,10 @@ def test_a_browser_without_signals_still_works(server, browser, tmp_path):
     browser.get(server.url + "/")
     assert browser.execute_script("return window.__signalsMissing") is True
     register(browser, "Grace")
-    name = browser.find_element(By.ID, "display-name")
-    name.clear()
-    name.send_keys("Grace Hopper")
-    browser.find_element(By.ID, "update").click()
-    text_in(browser, "status", "Saved.")
+    change_display_name(browser, "Grace Hopper")
     assert browser.find_element(By.ID, "error").text == ""
 
-    added = add_passkey_from_another_provider(browser, server, tmp_path, APPLE_PASSWORDS)
-    browser.refresh()
-    visible(browser, "account")
-    wait(browser).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#passkeys > li")) == 2)
-    row = browser.find_element(By.CSS_SELECTOR, f'#passkeys > li[data-id="{added["id"]}"]')
-    row.find_element(By.XPATH, ".//button[text()='Remove']").click()
-    row.find_element(By.XPATH, ".//button[text()='Remove passkey']").click()
     # Without the signal the person is told to tidy the password manager by hand.
-    text_in(browser, "status", "Also remove it from your password manager.")
+    remove_passkey_from_another_provider(browser, server, tmp_path, "Also remove it from your password manager.")
     assert browser.find_element(By.ID, "error").text == ""
     wait(browser).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#passkeys > li")) == 1)

@@ -7,7 +7,6 @@ registration_finalize (session cookie), content, logout, authentication_initiali
 authentication_finalize, content — and the cookie's flags, the Origin check, single-use challenges, UV,
 HTML escaping and the app-site association are checked. Real processes on free ports, stopped by the test.
 """
-import contextlib
 import json
 import pathlib
 import sys
@@ -22,18 +21,9 @@ import pytest  # noqa: E402
 COMPAT = ("--compat", "hanko", "--rate-limit", "0")
 
 
-@contextlib.contextmanager
-def running(*flags):
-    server = Server(*flags)
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.fixture(scope="module")
 def server():
-    with running(*COMPAT, "--apple-app-id", "ABCDE12345.io.hanko.shiny") as instance:
+    with Server(*COMPAT, "--apple-app-id", "ABCDE12345.io.hanko.shiny") as instance:
         yield instance
 
 
@@ -157,20 +147,14 @@ def test_apple_app_site_association(server):
 
 
 def test_secure_host_cookie_over_https():
-    server = Server(*COMPAT, "--origin", "https://localhost")
-    try:
+    with Server(*COMPAT, "--origin", "https://localhost") as server:
         app = HankoClient(server.port, "https://localhost")
         assert app.register("ivan") == 200
         assert app.set_cookie.startswith("__Host-latchkey_session=")
         assert {"secure", "httponly", "samesite"} <= cookie_attributes(app.set_cookie)
-    finally:
-        server.stop()
 
 
 def test_off_by_default():
-    server = Server("--rate-limit", "0")
-    try:
+    with Server("--rate-limit", "0") as server:
         for path in ("/registration_initialize?user_name=x", "/authentication_initialize", "/content", "/logout"):
             assert HTTP(server.port).request("GET", path)[0] == 404
-    finally:
-        server.stop()

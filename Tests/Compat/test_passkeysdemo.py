@@ -27,18 +27,9 @@ COMPAT = ("--compat", "passkeysdemo")
 NO_RATE_LIMIT = ("--rate-limit", "0")
 
 
-@contextlib.contextmanager
-def running(*flags, **kwargs):
-    server = Server(*flags, **kwargs)
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.fixture(scope="module")
 def server():
-    with running(*COMPAT, *NO_RATE_LIMIT) as instance:
+    with Server(*COMPAT, *NO_RATE_LIMIT) as instance:
         yield instance
 
 
@@ -102,20 +93,20 @@ def test_read_is_percent_encoded_so_the_app_gets_every_character_back(server):
 
 
 def test_off_by_default():
-    with running(*NO_RATE_LIMIT) as plain:
+    with Server(*NO_RATE_LIMIT) as plain:
         status, _, _ = HTTP(plain.port).request("GET", "/pkd/index.php?operation=login")
         assert status == 404
 
 
 def test_path_is_configurable():
-    with running(*COMPAT, "--compat-passkeysdemo-path", "/passkeys/index.php", *NO_RATE_LIMIT) as moved:
+    with Server(*COMPAT, "--compat-passkeysdemo-path", "/passkeys/index.php", *NO_RATE_LIMIT) as moved:
         app = PKDClient(moved.port, moved.origin, base="/passkeys")
         assert app.create("Moved") and app.read() == ("Moved", "")
         assert HTTP(moved.port).request("GET", "/pkd/index.php?operation=login")[0] == 404
 
 
 def test_environment_variable_turns_it_on():
-    with running(*NO_RATE_LIMIT, env={"LATCHKEY_COMPAT": "hanko, passkeysdemo"}) as both:
+    with Server(*NO_RATE_LIMIT, env={"LATCHKEY_COMPAT": "hanko, passkeysdemo"}) as both:
         assert signed_up(both).read() == ("Ada", "")
         assert HTTP(both.port).request("GET", "/authentication_initialize")[0] == 200
 
@@ -140,7 +131,7 @@ def test_1_tokens_are_stored_only_as_sha256(server):
 
 
 def test_6_tokens_expire():
-    with running(*COMPAT, *NO_RATE_LIMIT, "--session-ttl", "1") as short:
+    with Server(*COMPAT, *NO_RATE_LIMIT, "--session-ttl", "1") as short:
         app = signed_up(short)
         assert app.read() is not None
         time.sleep(2.2)
@@ -189,7 +180,7 @@ def test_4_a_create_challenge_is_single_use(server):
 
 
 def test_4_a_challenge_expires():
-    with running(*COMPAT, *NO_RATE_LIMIT, "--challenge-ttl", "1") as short:
+    with Server(*COMPAT, *NO_RATE_LIMIT, "--challenge-ttl", "1") as short:
         app = signed_up(short)
         challenge, _ = app.login_challenge()
         time.sleep(2.2)
@@ -306,6 +297,6 @@ def test_14_create_while_signed_in_is_refused(server):
 
 
 def test_14_requests_are_rate_limited():
-    with running(*COMPAT, "--rate-limit", "5") as limited:
+    with Server(*COMPAT, "--rate-limit", "5") as limited:
         statuses = [HTTP(limited.port).request("GET", "/pkd/index.php?operation=login")[0] for _ in range(12)]
         assert statuses[0] == 200 and 429 in statuses

@@ -12,7 +12,6 @@ the hostile requests the process must still be alive and answering. Run with the
 `LATCHKEY_BIN=... .venv/soft_webauthn/bin/python -m pytest -q -p no:cacheprovider Tests/Hostile`.
 """
 import base64
-import contextlib
 import hashlib
 import json
 import os
@@ -40,26 +39,16 @@ UV_PREFERRED = ("--user-verification", "preferred")
 NO_RATE_LIMIT = ("--rate-limit", "0")
 
 
-@contextlib.contextmanager
-def running(*flags):
-    """A server for the test's duration, stopped however the test ends."""
-    server = Server(*flags)
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.fixture
 def server(request):
-    with running(*getattr(request, "param", ())) as instance:
+    with Server(*getattr(request, "param", ())) as instance:
         yield instance
 
 
 @pytest.fixture
 def signed_in():
     """A server with one account registered by soft-webauthn: (server, token, passkey id)."""
-    with running(*UV_PREFERRED, *NO_RATE_LIMIT) as instance:
+    with Server(*UV_PREFERRED, *NO_RATE_LIMIT) as instance:
         status, body = register(instance, SoftWebauthnDevice(), "Mallory")
         assert status == 201, body
         token = body["token"]

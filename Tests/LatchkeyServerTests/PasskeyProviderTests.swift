@@ -28,7 +28,8 @@ struct PasskeyProviderTests {
             let provider = try #require(table.provider(aaguid: bytes))
             #expect(provider.name == name)
             let icon = try #require(provider.iconLight)
-            #expect(icon.hasPrefix("data:image/svg+xml;base64,"))
+            #expect(icon.dataURL.hasPrefix("data:image/svg+xml;base64,"))
+            #expect(String(decoding: icon.svg, as: UTF8.self).contains("<svg"), "the icon is decoded once, when the table loads")
         }
         #expect(table.provider(aaguid: [UInt8](repeating: 0, count: 16)) == nil, "the zero AAGUID names nobody")
     }

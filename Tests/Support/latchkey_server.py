@@ -125,6 +125,13 @@ class Server(Endpoint):
         """The process is still running."""
         return self.process.poll() is None
 
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        """`with Server(...) as server:` stops it however the block ends."""
+        self.stop()
+
     def stop(self):
         if self.process.poll() is None:
             self.process.terminate()

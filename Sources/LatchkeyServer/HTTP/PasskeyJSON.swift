@@ -70,8 +70,8 @@ struct ProviderJSON: Encodable {
 
     init(_ provider: PasskeyProvider) {
         name = provider.name
-        iconLight = provider.iconLight
-        iconDark = provider.iconDark
+        iconLight = provider.iconLight?.dataURL
+        iconDark = provider.iconDark?.dataURL
     }
 
     func encode(to encoder: any Encoder) throws {

@@ -29,7 +29,7 @@ struct ProviderIconController: Sendable {
     }
 
     func icon(aaguid: String?, variant: String?) throws -> Response {
-        guard let aaguid, let bytes = PasskeyProviders.bytes(uuid: aaguid.lowercased()) else {
+        guard let aaguid, let bytes = PasskeyProviders.bytes(uuid: aaguid) else {
             throw APIError(.badRequest, "invalid_aaguid", "The AAGUID in the path must be a UUID such as ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4.")
         }
         let dark: Bool
@@ -42,11 +42,9 @@ struct ProviderIconController: Sendable {
             throw APIError(.notFound, "unknown_provider", "No passkey provider in the table has this AAGUID.")
         }
         // A provider with one icon gets it for both backgrounds rather than none.
-        guard let url = dark ? (provider.iconDark ?? provider.iconLight) : (provider.iconLight ?? provider.iconDark),
-              let svg = Data(base64Encoded: String(url.dropFirst(PasskeyProviders.iconPrefix.count)))
-        else {
+        guard let icon = dark ? (provider.iconDark ?? provider.iconLight) : (provider.iconLight ?? provider.iconDark) else {
             throw APIError(.notFound, "no_icon", "The table has no icon for this passkey provider.")
         }
-        return Response(status: .ok, headers: Self.headers, body: .init(byteBuffer: ByteBuffer(bytes: svg)))
+        return Response(status: .ok, headers: Self.headers, body: .init(byteBuffer: ByteBuffer(bytes: icon.svg)))
     }
 }

@@ -5,10 +5,16 @@ import WebAuthn
 /// by the AAGUID its passkeys carry in their authenticator data.
 struct PasskeyProvider: Sendable, Equatable {
     let name: String
-    /// SVG icons as `data:image/svg+xml;base64,…` URLs, for light and dark backgrounds; either may be
-    /// missing from the table.
-    let iconLight: String?
-    let iconDark: String?
+    /// Icons for light and dark backgrounds; either may be missing from the table.
+    let iconLight: ProviderIcon?
+    let iconDark: ProviderIcon?
+}
+
+/// One SVG icon in both of the forms it is handed out in, both made when the table loads: the table's
+/// `data:image/svg+xml;base64,…` URL for native clients, and the decoded SVG for the icon route.
+struct ProviderIcon: Sendable, Equatable {
+    let dataURL: String
+    let svg: [UInt8]
 }
 
 /// The AAGUID → provider table: the community list of passkey provider AAGUIDs
@@ -45,7 +51,9 @@ struct PasskeyProviders: Sendable {
         }
         var providers: [[UInt8]: PasskeyProvider] = [:]
         for (key, value) in entries {
-            guard let aaguid = Self.bytes(uuid: key) else { throw Malformed(description: "\(key) is not a lowercase UUID") }
+            guard key == key.lowercased(), let aaguid = Self.bytes(uuid: key) else {
+                throw Malformed(description: "\(key) is not a lowercase UUID")
+            }
             guard let entry = value as? [String: Any], let name = entry["name"] as? String,
                   !name.trimmingCharacters(in: .whitespaces).isEmpty
             else { throw Malformed(description: "\(key) has no name") }
@@ -68,35 +76,19 @@ struct PasskeyProviders: Sendable {
 
     static let iconPrefix = "data:image/svg+xml;base64,"
 
-    private static func icon(_ value: Any?, key: String) throws(Malformed) -> String? {
+    private static func icon(_ value: Any?, key: String) throws(Malformed) -> ProviderIcon? {
         guard let value else { return nil }
-        guard let url = value as? String, url.hasPrefix(iconPrefix), Data(base64Encoded: String(url.dropFirst(iconPrefix.count))) != nil else {
+        guard let url = value as? String, url.hasPrefix(iconPrefix),
+              let svg = Data(base64Encoded: String(url.dropFirst(iconPrefix.count)))
+        else {
             throw Malformed(description: "an icon of \(key) is not a base64 SVG data URL")
         }
-        return url
+        return ProviderIcon(dataURL: url, svg: Array(svg))
     }
 
-    /// The 16 bytes of "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (lowercase hex, as the list writes them).
+    /// The 16 bytes of an AAGUID written as a UUID, in either case.
     static func bytes(uuid: String) -> [UInt8]? {
-        let groups = uuid.split(separator: "-", omittingEmptySubsequences: false)
-        guard groups.map(\.count) == [8, 4, 4, 4, 12] else { return nil }
-        let hex = Array(groups.joined().utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(16)
-        var index = 0
-        while index < hex.count {
-            guard let high = nibble(hex[index]), let low = nibble(hex[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        default: nil
-        }
+        guard let uuid = UUID(uuidString: uuid) else { return nil }
+        return withUnsafeBytes(of: uuid.uuid) { Array($0) }
     }
 }
