@@ -98,6 +98,43 @@ extension StoreTests {
         await cleanup()
     }
 
+    @Test("leased tokens: a busy client costs the bucket a round trip per several requests, and three instances together still admit the limit once",
+          arguments: Backends.postgresURL == nil ? [] : ["postgres"])
+    func leasedRateLimit(backend: String) async throws {
+        let (stores, cleanup) = try await Self.instances(backend, count: 3)
+        do {
+            let limits = stores.map { SharedRateLimit(store: $0, perMinute: 320, logger: Logger(label: "test")) }
+            #expect(limits[0].maximumLease == 20)
+            let client = RateLimitClient.v4(0x0A00_0001)
+            let started = ContinuousClock.now
+            var allowed = 0
+            var takesWhileAdmitted = 0
+            for index in 0..<600 {
+                if await limits[index % 3].admit(client) == .allowed { allowed += 1 }
+                if index == 299 { takesWhileAdmitted = limits.map(\.databaseTakes).reduce(0, +) }
+            }
+            let elapsed = ContinuousClock.now - started
+            // 320 at once, plus what refilled (5⅓ a second) while the 600 ran; leases forfeited by an
+            // instance could only lower it, by at most 3 × 20.
+            let refilled = Int((Double(elapsed.components.seconds) + 1) * 320 / 60)
+            #expect((260...(320 + refilled)).contains(allowed), "allowed \(allowed) of 600 in \(elapsed)")
+            // The first 300 are within the limit: leases of up to 20 cover them in a few dozen takes.
+            #expect(takesWhileAdmitted < 60, "\(takesWhileAdmitted) round trips to the bucket for the first 300 requests")
+            // A fresh client asks for one token: its first take is exact.
+            let other = RateLimitClient.v4(0x0A00_0002)
+            #expect(await limits[1].admit(other) == .allowed)
+            let first = try await stores[0].connections.withConnection { db in
+                try await db.raw("SELECT granted FROM rate_limits WHERE client = \(bind: Data(other.bytes))").first()?
+                    .decode(column: "granted", as: Double.self)
+            }
+            #expect(first == 1)
+        } catch {
+            await cleanup()
+            throw error
+        }
+        await cleanup()
+    }
+
     @Test("the shared rate limit: a client spreading its requests over three instances gets the limit once, not three times",
           arguments: Backends.postgresURL == nil ? [] : ["postgres"])
     func sharedRateLimit(backend: String) async throws {

@@ -20,8 +20,8 @@ enum Backends {
     ]
 
     /// Runs `body` on a fresh, migrated database, and gets rid of it afterwards whatever happens.
-    static func with(_ name: String, _ body: (Store) async throws -> Void) async throws {
-        let (store, cleanup) = try await open(name)
+    static func with(_ name: String, migratedThrough last: Int = Migrations.latestVersion, _ body: (Store) async throws -> Void) async throws {
+        let (store, cleanup) = try await open(name, migratedThrough: last)
         do {
             try await body(store)
         } catch {
@@ -32,7 +32,7 @@ enum Backends {
     }
 
     /// A fresh, migrated database for one test, and how to get rid of it.
-    static func open(_ name: String) async throws -> (Store, cleanup: @Sendable () async -> Void) {
+    static func open(_ name: String, migratedThrough last: Int = Migrations.latestVersion) async throws -> (Store, cleanup: @Sendable () async -> Void) {
         let location: DatabaseLocation
         var file: URL?
         switch name {
@@ -55,7 +55,7 @@ enum Backends {
                     }
                 }
             }
-            try await Migrations.run(on: connections)
+            try await Migrations.run(on: connections, through: last)
         } catch {
             // A pool must be shut down before it goes away, also when setting up failed.
             try? await connections.shutdown()
@@ -270,6 +270,34 @@ struct StoreTests {
                 return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
             }
             #expect(completed == 1)
+        }
+    }
+
+    @Test("version 8 keys used challenges by expiry: the marks made before it still refuse a replay, and the purge still finds them",
+          arguments: Backends.all)
+    func usedChallengesKeyedByExpiry(backend: String) async throws {
+        try await Backends.with(backend, migratedThrough: 7) { store in
+            let now = Date()
+            let challenge = Self.used(8, now: now)
+            try await store.connections.withConnection { db in
+                try await db.raw("""
+                    INSERT INTO used_challenges (digest, expires_at)
+                    VALUES (\(bind: Data(challenge.digest)), \(bind: Timestamp.milliseconds(challenge.expiresAt)))
+                    """).run()
+            }
+            try await Migrations.run(on: store.connections)
+            #expect(try await store.usedChallengeCount() == 1)
+            let account = Self.account()
+            await #expect(throws: Store.Failure.challengeUsed) {
+                try await store.createAccount(account, credential: Self.credential([80], account: account.id), challenge: challenge)
+            }
+            #expect(try await store.account(id: account.id) == nil)
+            // Another challenge with the same expiry is a different mark.
+            let other = UsedChallenge(digest: ChallengeSealer.digest([81]), expiresAt: challenge.expiresAt)
+            try await store.createAccount(account, credential: Self.credential([81], account: account.id), challenge: other)
+            #expect(try await store.usedChallengeCount() == 2)
+            try await store.purgeUsedChallenges(now: now + 300)
+            #expect(try await store.usedChallengeCount() == 0)
         }
     }
 

@@ -30,6 +30,8 @@ public struct Latchkey: Sendable {
     /// One limiter for every rate-limited route (the API and, when on, the compatibility APIs), so a
     /// client has one budget however it calls.
     let rateLimiter: RateLimiter
+    /// The cluster's bucket behind `rateLimiter` (instances on one PostgreSQL), with its leases.
+    let sharedRateLimit: SharedRateLimit?
     let registry: PrometheusCollectorRegistry
     let metricsFactory: PrometheusMetricsFactory
     let logger: Logger
@@ -82,6 +84,8 @@ public struct Latchkey: Sendable {
                     sessions: sessions, origins: configuration.relyingParty.origins, secureCookies: configuration.secureCookies),
                 ceremonies: ceremonies, issuer: issuer, providers: providers,
                 rateLimiter: RateLimiter(requestsPerMinute: max(configuration.rateLimit, 1)),
+                sharedRateLimit: configuration.rateLimit > 0 && configuration.effectiveRateLimitScope == .database
+                    ? SharedRateLimit(store: store, perMinute: configuration.rateLimit, logger: logger) : nil,
                 registry: registry, metricsFactory: metricsFactory, logger: logger, now: now)
         } catch {
             try? await connections.shutdown()
@@ -131,10 +135,8 @@ public struct Latchkey: Sendable {
     /// The rate limit as configured (nil when it is off), over the one shared `rateLimiter`.
     func rateLimitMiddleware<Context: LatchkeyRequestContext>() -> RateLimitMiddleware<Context>? {
         guard configuration.rateLimit > 0 else { return nil }
-        let shared = configuration.effectiveRateLimitScope == .database
-            ? SharedRateLimit(store: store, perMinute: configuration.rateLimit, logger: logger) : nil
         return RateLimitMiddleware<Context>(
-            limiter: rateLimiter, shared: shared, trustForwardedFor: configuration.trustForwardedFor,
+            limiter: rateLimiter, shared: sharedRateLimit, trustForwardedFor: configuration.trustForwardedFor,
             refused: Counter(label: "latchkey_rate_limited_total", factory: metricsFactory))
     }
 

@@ -178,6 +178,9 @@ struct Store: Sendable {
         challenge: UsedChallenge, credentialId: [UInt8],
         decide: @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginDecision
     ) async throws -> LoginOutcome {
+        if connections.flavor == .postgres {
+            return try await finishLoginInTwoRoundTrips(challenge: challenge, credentialId: credentialId, decide: decide)
+        }
         do {
             return try await connections.transaction { db in
                 guard try await Self.useChallenge(challenge, on: db) else { throw Unfinished(outcome: .unknownChallenge) }
@@ -199,6 +202,36 @@ struct Store: Sendable {
         } catch let unfinished as Unfinished {
             return unfinished.outcome
         }
+    }
+
+    /// PostgreSQL's login: every statement is a network round trip there (six in the transaction above),
+    /// so the credential and its account are read on their own, `decide` runs between the round trips,
+    /// and the writes go as one statement (`SQL.finishLoginAtOnce`) that is its own transaction. What
+    /// changes against SQLite's order: a response that fails verification is refused before its challenge
+    /// is looked at (it writes nothing either way), and a login that loses the race for the counter has
+    /// spent its challenge (it is refused either way; the person starts again with a new one).
+    private func finishLoginInTwoRoundTrips(
+        challenge: UsedChallenge, credentialId: [UInt8],
+        decide: @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginDecision
+    ) async throws -> LoginOutcome {
+        guard let (credential, account) = try await connections.withConnection({ db in
+            try await Self.credentialWithAccount(id: credentialId, on: db)
+        }) else { return .unknownCredential }
+        let writes: LoginWrites
+        switch decide(credential, account) {
+        case .reject(let error): return .rejected(error)
+        case .accept(let accepted): writes = accepted
+        }
+        let row = try await connections.withConnection { db in
+            try await db.first(StoreQuery(
+                SQL.finishLoginAtOnce, .blob(challenge.digest), .milliseconds(challenge.expiresAt),
+                .integer(Int64(writes.signCount)), .integer(writes.backupState), .integer(writes.userVerified),
+                .milliseconds(writes.session.createdAt), .blob(credential.id), .integer(Int64(credential.signCount)),
+                .blob(writes.session.tokenHash), .milliseconds(writes.session.expiresAt)))
+        }
+        guard let row, try row.decode(column: "used", as: Int.self) == 1 else { return .unknownChallenge }
+        guard try row.decode(column: "stored", as: Int.self) == 1 else { return .signCountMoved }
+        return .completed(account, writes)
     }
 
     /// Carries a login's outcome out of its transaction by throwing, which rolls the transaction back.
@@ -226,7 +259,7 @@ struct Store: Sendable {
             guard ids.contains(id) else { return .notFound }
             guard ids.count > 1 else { return .lastPasskey }
             try await db.run(StoreQuery(SQL.deleteCredential, .blob(id), .text(accountId)))
-            try await db.run(StoreQuery(SQL.deleteCredentialSessions, .blob(id), .blob(keepingSession)))
+            try await db.run(StoreQuery(SQL.deleteCredentialSessions, .blob(id), .blob(keepingSession), .text(accountId)))
             return .deleted
         }
     }

@@ -3,7 +3,7 @@ enum SQL {
     // MARK: Challenges and keys
 
     static let useChallenge = StoreStatement("""
-        INSERT INTO used_challenges (digest, expires_at) VALUES ($1, $2) ON CONFLICT (digest) DO NOTHING RETURNING digest
+        INSERT INTO used_challenges (digest, expires_at) VALUES ($1, $2) ON CONFLICT (expires_at, digest) DO NOTHING RETURNING digest
         """)
     static let purgeUsedChallenges = StoreStatement("DELETE FROM used_challenges WHERE expires_at <= $1")
     static let countUsedChallenges = StoreStatement("SELECT count(*) AS n FROM used_challenges")
@@ -61,6 +61,28 @@ enum SQL {
         WHERE id = $5 AND sign_count = $6
         RETURNING id
         """)
+    /// A whole login's writes as one PostgreSQL statement (one round trip, one implicit transaction),
+    /// after the credential was read and the assertion verified: the challenge is marked used ($1, $2);
+    /// only if that mark is new does the counter move, from the value the verification saw ($8); only if
+    /// it moved is the session ($9, expiring $10) stored. A racing finish of the same challenge waits on
+    /// the mark's key and then finds it taken, so of any number exactly one moves on. `used` is 0 when the
+    /// challenge had completed a login already; `stored` is 0 when the counter had moved.
+    /// (PostgreSQL only: SQLite has no writes inside WITH, and its transaction costs no round trips.)
+    static let finishLoginAtOnce = StoreStatement("""
+        WITH used AS (
+            INSERT INTO used_challenges (digest, expires_at) VALUES ($1, $2) ON CONFLICT (expires_at, digest) DO NOTHING RETURNING digest
+        ), moved AS (
+            UPDATE credentials SET sign_count = $3, backup_state = $4, uv_initialized = CASE WHEN $5 = 1 THEN 1 ELSE uv_initialized END,
+                last_used_at = $6, backup_state_changed_at = CASE WHEN backup_state <> $4 THEN $6 ELSE backup_state_changed_at END
+            WHERE id = $7 AND sign_count = $8 AND EXISTS (SELECT 1 FROM used)
+            RETURNING account_id
+        ), stored AS (
+            INSERT INTO sessions (token_hash, account_id, created_at, expires_at, credential_id, user_verified)
+            SELECT $9, account_id, $6, $10, $7, $5 FROM moved
+            RETURNING token_hash
+        )
+        SELECT (SELECT count(*) FROM used) AS used, (SELECT count(*) FROM stored) AS stored
+        """)
     static let renameCredential = StoreStatement(
         "UPDATE credentials SET name = $1 WHERE id = $2 AND account_id = $3 RETURNING \(credentialColumns)")
     static let deleteCredential = StoreStatement("DELETE FROM credentials WHERE id = $1 AND account_id = $2")
@@ -79,8 +101,10 @@ enum SQL {
     /// $1 ≤ hash < $2, so no index beyond the key is needed.
     static let sessionDetailsByPrefix = StoreStatement(
         "\(sessionDetailColumns) WHERE s.token_hash >= $1 AND s.token_hash < $2 AND s.expires_at > $3")
-    /// The sessions a removed passkey opened, but the caller's own ($2).
-    static let deleteCredentialSessions = StoreStatement("DELETE FROM sessions WHERE credential_id = $1 AND token_hash <> $2")
+    /// The sessions a removed passkey opened, but the caller's own ($2), among its account's ($3): found
+    /// through the index by account, there being none by passkey.
+    static let deleteCredentialSessions = StoreStatement(
+        "DELETE FROM sessions WHERE account_id = $3 AND credential_id = $1 AND token_hash <> $2")
     static let deleteAccountSessions = StoreStatement("DELETE FROM sessions WHERE account_id = $1")
     static let sessionAccount = StoreStatement("SELECT account_id FROM sessions WHERE token_hash = $1 AND expires_at > $2")
     static let deleteSession = StoreStatement("DELETE FROM sessions WHERE token_hash = $1")
@@ -97,18 +121,19 @@ enum SQL {
         RETURNING task
         """)
     static let lastRun = StoreStatement("SELECT instance, last_run FROM housekeeping WHERE task = $1")
-    /// One request against client $1's token bucket of $2 requests per minute (PostgreSQL only). The
-    /// bucket refills by the database's clock, so instances whose clocks disagree still share one
-    /// bucket; the row's lock serializes concurrent requests from every instance.
-    static let admitRequest = StoreStatement("""
-        INSERT INTO rate_limits AS r (client, tokens, admitted, updated_at) VALUES ($1, $2::float8 - 1, true, now())
+    /// Takes up to $3 whole tokens from client $1's bucket of $2 requests per minute (PostgreSQL only):
+    /// `granted` is how many it got (0 when not even one was there; `tokens` then says how far off the
+    /// next one is). The bucket refills by the database's clock, so instances whose clocks disagree still
+    /// share one bucket; the row's lock serializes concurrent takers from every instance.
+    static let takeRateTokens = StoreStatement("""
+        INSERT INTO rate_limits AS r (client, tokens, admitted, granted, updated_at)
+            VALUES ($1, $2::float8 - least($3::float8, $2::float8), true, least($3::float8, $2::float8), now())
         ON CONFLICT (client) DO UPDATE SET
-            tokens = least($2::float8, r.tokens + greatest(0, extract(epoch FROM now() - r.updated_at)::float8) * $2::float8 / 60)
-                - CASE WHEN least($2::float8, r.tokens + greatest(0, extract(epoch FROM now() - r.updated_at)::float8) * $2::float8 / 60) >= 1
-                  THEN 1 ELSE 0 END,
+            granted = least($3::float8, floor(least($2::float8, r.tokens + greatest(0, extract(epoch FROM now() - r.updated_at)::float8) * $2::float8 / 60))),
+            tokens = least($2::float8, r.tokens + greatest(0, extract(epoch FROM now() - r.updated_at)::float8) * $2::float8 / 60) - least($3::float8, floor(least($2::float8, r.tokens + greatest(0, extract(epoch FROM now() - r.updated_at)::float8) * $2::float8 / 60))),
             admitted = least($2::float8, r.tokens + greatest(0, extract(epoch FROM now() - r.updated_at)::float8) * $2::float8 / 60) >= 1,
             updated_at = greatest(r.updated_at, now())
-        RETURNING admitted, tokens
+        RETURNING granted, tokens
         """)
     /// Buckets untouched for a minute are full again, as good as absent (PostgreSQL only).
     static let purgeRateLimits = StoreStatement("DELETE FROM rate_limits WHERE updated_at < now() - interval '60 seconds'")
