@@ -238,6 +238,11 @@ struct StoreTests {
             let again = try await store.finishLogin(challenge: Self.used(20, now: now), credentialId: [3], decide: Self.accept(7, token: 2, now: now))
             guard case .unknownChallenge = again else { Issue.record("expected unknownChallenge, got \(again)"); return }
             #expect(try await store.sessionAccount(tokenHash: [2], now: now) == nil)
+            // A replay that fails verification (the winner moved the counter) is still reported as a replay.
+            let replayed = try await store.finishLogin(challenge: Self.used(20, now: now), credentialId: [3]) { _, _ in
+                .reject(APIError(.unauthorized, "sign_count_regression", "no"))
+            }
+            guard case .unknownChallenge = replayed else { Issue.record("expected unknownChallenge, got \(replayed)"); return }
 
             // A rejected response and an unknown credential write nothing: not even the challenge's mark,
             // so an anonymous caller cannot make the server store anything without a valid passkey.

@@ -216,10 +216,10 @@ struct Store: Sendable {
     ) async throws -> LoginOutcome {
         guard let (credential, account) = try await connections.withConnection({ db in
             try await Self.credentialWithAccount(id: credentialId, on: db)
-        }) else { return .unknownCredential }
+        }) else { return try await isUsed(challenge) ? .unknownChallenge : .unknownCredential }
         let writes: LoginWrites
         switch decide(credential, account) {
-        case .reject(let error): return .rejected(error)
+        case .reject(let error): return try await isUsed(challenge) ? .unknownChallenge : .rejected(error)
         case .accept(let accepted): writes = accepted
         }
         let row = try await connections.withConnection { db in
@@ -232,6 +232,15 @@ struct Store: Sendable {
         guard let row, try row.decode(column: "used", as: Int.self) == 1 else { return .unknownChallenge }
         guard try row.decode(column: "stored", as: Int.self) == 1 else { return .signCountMoved }
         return .completed(account, writes)
+    }
+
+    /// A failed login whose challenge had already completed one is reported as the replay it is, as
+    /// SQLite's order reports it: the winner of a race has moved the counter, and the losers' verification
+    /// would otherwise blame the counter.
+    private func isUsed(_ challenge: UsedChallenge) async throws -> Bool {
+        try await connections.withConnection { db in
+            try await db.first(StoreQuery(SQL.isChallengeUsed, .blob(challenge.digest), .milliseconds(challenge.expiresAt))) != nil
+        }
     }
 
     /// Carries a login's outcome out of its transaction by throwing, which rolls the transaction back.

@@ -5,6 +5,8 @@ enum SQL {
     static let useChallenge = StoreStatement("""
         INSERT INTO used_challenges (digest, expires_at) VALUES ($1, $2) ON CONFLICT (expires_at, digest) DO NOTHING RETURNING digest
         """)
+    /// Whether a challenge has completed a ceremony (PostgreSQL's login asks when a response fails).
+    static let isChallengeUsed = StoreStatement("SELECT digest FROM used_challenges WHERE expires_at = $2 AND digest = $1")
     static let purgeUsedChallenges = StoreStatement("DELETE FROM used_challenges WHERE expires_at <= $1")
     static let countUsedChallenges = StoreStatement("SELECT count(*) AS n FROM used_challenges")
     static let insertServerKey = StoreStatement("""
