@@ -17,7 +17,8 @@ public func buildApplication(
     configuration: ServerConfiguration, logger: Logger = Logger(label: "latchkey"),
     now: @escaping @Sendable () -> Date = { Date() }
 ) async throws -> LatchkeyApplication {
-    let latchkey = try await Latchkey.open(configuration: configuration, logger: logger, now: now)
+    let loops = ServerEventLoops.group(threads: configuration.eventLoopThreads)
+    let latchkey = try await Latchkey.open(configuration: configuration, logger: logger, now: now, eventLoopGroup: loops)
     let router = Router(context: APIRequestContext.self)
     // Unknown paths and methods get the API's JSON errors too.
     router.add(middleware: ErrorAndLogMiddleware())
@@ -38,7 +39,7 @@ public func buildApplication(
         server: .pinnedHTTP1(idleTimeout: configuration.idleTimeAmount, limiter: configuration.connectionLimiter),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
         services: latchkey.services,
-        eventLoopGroupProvider: .shared(ServerEventLoops.group(threads: configuration.eventLoopThreads)),
+        eventLoopGroupProvider: .shared(loops),
         logger: logger)
     return LatchkeyApplication(application: application, store: latchkey.store)
 }

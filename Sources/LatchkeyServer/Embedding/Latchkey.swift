@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
+import NIOCore
+import NIOPosix
 import Prometheus
 import ServiceLifecycle
 
@@ -42,6 +44,15 @@ public struct Latchkey: Sendable {
     public static func open(
         configuration: ServerConfiguration, logger: Logger = Logger(label: "latchkey"), now: @escaping @Sendable () -> Date = { Date() }
     ) async throws -> Latchkey {
+        try await open(configuration: configuration, logger: logger, now: now, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+    }
+
+    /// `eventLoopGroup`: where the PostgreSQL connections live — the loops the application serves on, so
+    /// that a request reaches the database without changing threads.
+    public static func open(
+        configuration: ServerConfiguration, logger: Logger = Logger(label: "latchkey"), now: @escaping @Sendable () -> Date = { Date() },
+        eventLoopGroup: any EventLoopGroup
+    ) async throws -> Latchkey {
         try configuration.validate()
         let providers = try PasskeyProviders.bundled()
         // The pool reports each failed connection attempt itself; requests that fail because of it are
@@ -50,7 +61,8 @@ public struct Latchkey: Sendable {
         poolLogger.logLevel = .critical
         let connections: DatabaseConnections
         do {
-            connections = try DatabaseConnections.open(configuration.database, limits: configuration.databaseLimits, logger: poolLogger)
+            connections = try DatabaseConnections.open(
+                configuration.database, limits: configuration.databaseLimits, logger: poolLogger, eventLoopGroup: eventLoopGroup)
         } catch {
             throw ServerConfiguration.Invalid(description: "the database URL \(configuration.database) cannot be used")
         }

@@ -47,19 +47,28 @@ final class DatabaseConnections: Sendable {
     private let close: @Sendable () async throws -> Void
     /// Nil for SQLite: its work never waits on a network.
     private let timeout: TimeInterval?
+    /// Where PostgreSQL's connections live, and where a unit of work under a time-out and its timer run.
+    private let eventLoopGroup: any EventLoopGroup
 
     private init(
-        flavor: SQLFlavor, timeout: TimeInterval?,
+        flavor: SQLFlavor, timeout: TimeInterval?, eventLoopGroup: any EventLoopGroup,
         borrow: @escaping @Sendable () async throws -> Borrowed,
         close: @escaping @Sendable () async throws -> Void
     ) {
         self.flavor = flavor
         self.timeout = timeout
+        self.eventLoopGroup = eventLoopGroup
         self.borrow = borrow
         self.close = close
     }
 
-    static func open(_ location: DatabaseLocation, limits: Limits = Limits(), logger: Logger) throws -> DatabaseConnections {
+    /// `eventLoopGroup`: where PostgreSQL's connections live. `latchkey serve` passes the server's own
+    /// loops (issue 16): a request then talks to the database from the thread it runs on, where NIO's
+    /// singleton loops cost two thread hand-overs per statement — a third of a login's time on PostgreSQL.
+    static func open(
+        _ location: DatabaseLocation, limits: Limits = Limits(), logger: Logger,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) throws -> DatabaseConnections {
         switch location {
         case .sqlite(let path):
             return try direct(path: path, logger: logger)
@@ -70,14 +79,14 @@ final class DatabaseConnections: Sendable {
             let normalized = url.hasPrefix("postgresql://") ? "postgres://" + url.dropFirst("postgresql://".count) : url
             var configuration = try SQLPostgresConfiguration(url: normalized)
             configuration.coreConfiguration.options.connectTimeout = limits.timeAmount
-            // AsyncKit pools per event loop; the singleton group has one loop per core.
-            let loops = System.coreCount
+            // AsyncKit pools per event loop.
+            let loops = max(1, Array(eventLoopGroup.makeIterator()).count)
             let box = SendablePool(EventLoopGroupConnectionPool(
                 source: PostgresConnectionSource(sqlConfiguration: configuration),
                 maxConnectionsPerEventLoop: max(1, (limits.poolSize + loops - 1) / loops),
-                requestTimeout: limits.timeAmount, logger: logger, on: MultiThreadedEventLoopGroup.singleton))
+                requestTimeout: limits.timeAmount, logger: logger, on: eventLoopGroup))
             return DatabaseConnections(
-                flavor: .postgres, timeout: limits.timeout,
+                flavor: .postgres, timeout: limits.timeout, eventLoopGroup: eventLoopGroup,
                 borrow: {
                     let connection = try await box.pool.requestConnection().get()
                     return Borrowed(
@@ -93,7 +102,7 @@ final class DatabaseConnections: Sendable {
         let connection = try DirectSQLite(path: path)
         let database = DirectSQLiteDatabase(connection: connection, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
         return DatabaseConnections(
-            flavor: .sqlite, timeout: nil,
+            flavor: .sqlite, timeout: nil, eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             borrow: {
                 await connection.lock.acquire()
                 return Borrowed(database: database, release: { connection.lock.release() }, discard: {})
@@ -116,25 +125,29 @@ final class DatabaseConnections: Sendable {
             defer { borrowed.release() }
             return try await body(borrowed.database)
         }
-        let work = Task { try await body(borrowed.database) }
+        // The work runs in a task of its own, on an event loop of the group, so that a time-out can end the
+        // wait without it; the timer is the loop's (cheaper than a sleeping task).
+        let loop = eventLoopGroup.any()
         let first = NIOLockedValueBox(false)
-        var timer: Task<Void, Never>?
+        let work = NIOLockedValueBox<Task<Void, Never>?>(nil)
         let outcome: Result<R, any Error> = await withCheckedContinuation { continuation in
             let finish: @Sendable (Result<R, any Error>) -> Void = { result in
                 guard first.withLockedValue({ done in defer { done = true }; return !done }) else { return }
                 continuation.resume(returning: result)
             }
-            Task { finish(await work.result) }
-            timer = Task {
-                try? await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
-                finish(.failure(TimedOut()))
+            let timer = loop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) { finish(.failure(TimedOut())) }
+            let task = Task(executorPreference: EventLoopTaskExecutor(loop)) {
+                let result: Result<R, any Error>
+                do { result = .success(try await body(borrowed.database)) } catch { result = .failure(error) }
+                // A finished unit of work must not leave its timer waiting out the time-out.
+                timer.cancel()
+                finish(result)
             }
+            work.withLockedValue { $0 = task }
         }
-        // A finished unit of work must not leave its timer sleeping out the time-out.
-        timer?.cancel()
         if case .failure(let error) = outcome, error is TimedOut {
             borrowed.discard()
-            work.cancel()
+            work.withLockedValue { $0?.cancel() }
         }
         borrowed.release()
         return try outcome.get()
