@@ -44,6 +44,8 @@ struct BenchCommand: AsyncParsableCommand {
     var postgresCPU = false
     @Flag(help: "The server (every --server-pid, or the one started) on core 0, the load generator on the other cores.")
     var pin = false
+    @Flag(help: "Also measure registrations: per iteration options, a new passkey made by SoftAuthenticator, verify (a new account each time).")
+    var registration = false
 
     enum LoadGenerator: String, ExpressibleByArgument {
         case lean
@@ -120,10 +122,10 @@ struct BenchCommand: AsyncParsableCommand {
             (pids.reduce(0) { $0 + ProcessStats.seconds(of: $1) },
              postgresCPU ? ProcessStats.processes(named: "postgres").reduce(0) { $0 + ProcessStats.seconds(of: $1) } : 0)
         }
-        print("what            clients  logins  logins/s  p50 ms  p99 ms  server CPU µs/login\(postgresCPU ? "  postgres CPU µs/login" : "")")
+        print("what            clients    done     per s  p50 ms  p99 ms  server CPU µs/each\(postgresCPU ? "  postgres CPU µs/each" : "")")
         for count in clientCounts {
             var perLogin: [Iteration: Double] = [:]
-            for iteration in floor ? [Iteration.login, .floor] : [.login] {
+            for iteration in [Iteration.login] + (registration ? [.registration] : []) + (floor ? [.floor] : []) {
                 let before = cpu()
                 let result = try await measure(api: api, target: target, users: Array(loginUsers.prefix(count)), iteration: iteration)
                 let after = cpu()
@@ -138,6 +140,9 @@ struct BenchCommand: AsyncParsableCommand {
             }
             if let login = perLogin[.login], let floor = perLogin[.floor], floor > 0, !pids.isEmpty {
                 print(String(format: "ratio           %7d  server CPU per login / floor: %.2f×", count, login / floor))
+                if let registration = perLogin[.registration] {
+                    print(String(format: "ratio           %7d  server CPU per registration / floor: %.2f×", count, registration / floor))
+                }
             }
         }
     }
@@ -146,10 +151,18 @@ struct BenchCommand: AsyncParsableCommand {
     enum Iteration: Hashable {
         /// Options, SoftAuthenticator signing, verify.
         case login
+        /// Options, a new passkey from SoftAuthenticator, verify: a new account (and session) each time.
+        case registration
         /// The same signing, between two GET /healthz: what two requests cost the server with the same pacing.
         case floor
 
-        var label: String { self == .login ? "login         " : "floor (healthz)" }
+        var label: String {
+            switch self {
+            case .login: "login         "
+            case .registration: "registration  "
+            case .floor: "floor (healthz)"
+            }
+        }
 
         /// Login options as the server would send them, with a fresh challenge: what the floor signs.
         static func floorOptions(origin: String) -> PublicKeyCredentialRequestOptionsJSON {
@@ -202,6 +215,7 @@ struct BenchCommand: AsyncParsableCommand {
                         let began = ContinuousClock.now
                         switch iteration {
                         case .login: try await api.login(authenticator: user, origin: origin)
+                        case .registration: try await api.register(displayName: "bench-new", authenticator: user, origin: origin)
                         case .floor: try await api.floor(authenticator: user, origin: origin)
                         }
                         samples.append(Self.seconds(ContinuousClock.now - began))

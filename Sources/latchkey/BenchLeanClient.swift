@@ -43,6 +43,7 @@ struct LeanLoadGenerator {
             let began = DispatchTime.now().uptimeNanoseconds
             switch iteration {
             case .login: try login(user, on: connection)
+            case .registration: try register(user, on: connection)
             case .floor: try floor(user, on: connection)
             }
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
@@ -64,6 +65,16 @@ struct LeanLoadGenerator {
             origin: origin)
         _ = try connection.send("POST", "/api/login/verify", body: Array(Self.verifyBody(credential).utf8), expecting: 200)
     }
+
+    /// A new account: options, a new passkey from `user` (it keeps every one it makes), verify.
+    private func register(_ user: SoftAuthenticator, on connection: LeanHTTPConnection) throws {
+        let options = try connection.send("POST", "/api/registration/options", body: Array(#"{"displayName":"bench-new"}"#.utf8), expecting: 200)
+        let creation = try JSONDecoder().decode(CreationOptions.self, from: Data(options)).publicKey
+        let credential = try user.makeCredential(creation, origin: origin)
+        _ = try connection.send("POST", "/api/registration/verify", body: Array(try JSONEncoder().encode(["credential": credential])), expecting: 201)
+    }
+
+    private struct CreationOptions: Decodable { let publicKey: PublicKeyCredentialCreationOptionsJSON }
 
     /// The same client work around two requests that cost the server nothing but HTTP.
     private func floor(_ user: SoftAuthenticator, on connection: LeanHTTPConnection) throws {
