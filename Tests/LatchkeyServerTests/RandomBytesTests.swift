@@ -3,9 +3,9 @@ import Testing
 
 @Suite("Random bytes")
 struct RandomBytesTests {
-    @Test("the requested length, and no two draws alike")
+    @Test("the requested length, also past the 256 bytes one system call is sure to fill, and no two draws alike")
     func lengthsAndUniqueness() {
-        for count in [1, 16, 32, 64] {
+        for count in [0, 1, 16, 28, 32, 64, 300] {
             #expect(RandomBytes.make(count).count == count)
         }
         let draws = (0..<1000).map { _ in RandomBytes.make(32) }

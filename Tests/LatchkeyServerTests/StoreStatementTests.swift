@@ -52,6 +52,39 @@ struct StoreStatementTests {
         #expect(try row.decodeNil(column: "b"))
         #expect(try row.decode(column: "e", as: Data.self) == Data(), "an empty blob is an empty Data (as sqlite-nio reads it), not NULL")
     }
+
+    @Test("a write's RETURNING clause is left out only where a list of columns ends the statement")
+    func withoutReturning() {
+        #expect(SQL.useChallenge.sqliteTextWithoutReturning?.hasSuffix("ON CONFLICT (expires_at, digest) DO NOTHING") == true)
+        #expect(SQL.recordLogin.sqliteTextWithoutReturning?.hasSuffix("WHERE id = ?5 AND sign_count = ?6") == true)
+        #expect(StoreStatement("DELETE FROM t RETURNING a, b_2").sqliteTextWithoutReturning == "DELETE FROM t")
+        #expect(StoreStatement("COMMIT").sqliteTextWithoutReturning == nil)
+        #expect(StoreStatement("DELETE FROM t RETURNING a + 1").sqliteTextWithoutReturning == nil)
+        #expect(StoreStatement("SELECT 'RETURNING'").sqliteTextWithoutReturning == nil)
+    }
+
+    @Test("changed rows: SQLite's count of changes agrees with the rows RETURNING gives, for inserts that conflict and updates that miss")
+    func changedRowsAgreeWithReturning() async throws {
+        let connection = try DirectSQLite(path: ":memory:")
+        let database = DirectSQLiteDatabase(connection: connection, logger: Logger(label: "test"), eventLoop: EmbeddedEventLoop())
+        try connection.run(StoreStatement("CREATE TABLE k (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"), values: []) { _ in }
+        let insert = StoreStatement("INSERT INTO k (id, n) VALUES ($1, 0) ON CONFLICT (id) DO NOTHING RETURNING id")
+        let bump = StoreStatement("UPDATE k SET n = n + 1 WHERE id = $1 AND n = $2 RETURNING id")
+        let steps: [(StoreQuery, expected: Int)] = [
+            (StoreQuery(insert, .integer(1)), 1), (StoreQuery(insert, .integer(1)), 0), (StoreQuery(insert, .integer(2)), 1),
+            (StoreQuery(bump, .integer(1), .integer(0)), 1), (StoreQuery(bump, .integer(1), .integer(0)), 0),
+            (StoreQuery(bump, .integer(3), .integer(0)), 0),
+        ]
+        // The same steps on a second database, counted by the rows RETURNING gives back.
+        let reference = try DirectSQLite(path: ":memory:")
+        try reference.run(StoreStatement("CREATE TABLE k (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"), values: []) { _ in }
+        for (query, expected) in steps {
+            var returned = 0
+            try reference.run(query.statement, values: query.values) { _ in returned += 1 }
+            #expect(returned == expected)
+            #expect(try await database.changedRows(query) == expected)
+        }
+    }
 }
 
 /// Just enough of an SQLDatabase for SQLKit's serializer: PostgreSQL-style numbered placeholders.

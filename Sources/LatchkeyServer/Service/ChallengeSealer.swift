@@ -36,14 +36,22 @@ struct ChallengeSealer: Sendable {
         var plain: [UInt8] = [ceremony.kind.rawValue]
         let milliseconds = UInt64(max(0, Timestamp.milliseconds(ceremony.expiresAt)))
         for shift in stride(from: 56, through: 0, by: -8) { plain.append(UInt8(truncatingIfNeeded: milliseconds >> UInt64(shift))) }
-        plain += RandomBytes.make(16)
+        // The nonce and the random field come from one request to the kernel (`RandomBytes`).
+        let random = RandomBytes.make(12 + 16)
+        plain += random[12...]
         Self.append(ceremony.accountId.map { Array($0.utf8) }, to: &plain)
         Self.append(ceremony.userHandle, to: &plain)
         Self.append(ceremony.displayName.map { Array($0.utf8) }, to: &plain)
         // A random 96-bit nonce per seal: at far fewer than 2^32 seals per key the chance of a repeat is
-        // negligible. Sealing cannot fail for a valid key and these sizes; the nil case is unreachable.
-        guard let box = try? ChaChaPoly.seal(plain, using: key, authenticating: context) else { return [] }
-        return [Self.version] + Array(box.combined)
+        // negligible. Sealing cannot fail for a valid key, a 12-byte nonce and these sizes; the nil case
+        // is unreachable.
+        guard let nonce = try? ChaChaPoly.Nonce(data: random[..<12]),
+              let box = try? ChaChaPoly.seal(plain, using: key, nonce: nonce, authenticating: context)
+        else { return [] }
+        var challenge = [Self.version]
+        challenge.reserveCapacity(1 + box.combined.count)
+        challenge += box.combined
+        return challenge
     }
 
     /// The ceremony sealed in `challenge`, or nil when the challenge is not one of ours, is damaged, or

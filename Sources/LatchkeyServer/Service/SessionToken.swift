@@ -18,17 +18,3 @@ struct SessionToken: Sendable {
         Array(SHA256.hash(data: Array(token.utf8)))
     }
 }
-
-/// Cryptographically secure random bytes (the system generator: getrandom on Linux), eight per call
-/// to the generator rather than one, so a 64-byte user handle costs 8 system calls, not 64.
-enum RandomBytes {
-    static func make(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count + 7)
-        while bytes.count < count {
-            withUnsafeBytes(of: generator.next()) { bytes.append(contentsOf: $0) }
-        }
-        return Array(bytes.prefix(count))
-    }
-}

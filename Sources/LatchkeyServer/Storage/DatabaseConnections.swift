@@ -49,6 +49,8 @@ final class DatabaseConnections: Sendable {
     private let timeout: TimeInterval?
     /// Where PostgreSQL's connections live, and where a unit of work under a time-out and its timer run.
     private let eventLoopGroup: any EventLoopGroup
+    /// SQLite's transactions go through it; nil on PostgreSQL, whose connections commit in parallel.
+    let commitGroup: CommitGroup?
 
     private init(
         flavor: SQLFlavor, timeout: TimeInterval?, eventLoopGroup: any EventLoopGroup,
@@ -60,6 +62,7 @@ final class DatabaseConnections: Sendable {
         self.eventLoopGroup = eventLoopGroup
         self.borrow = borrow
         self.close = close
+        self.commitGroup = flavor == .sqlite ? CommitGroup(borrow: borrow) : nil
     }
 
     /// `eventLoopGroup`: where PostgreSQL's connections live. `latchkey serve` passes the server's own
@@ -154,8 +157,10 @@ final class DatabaseConnections: Sendable {
     }
 
     /// Runs `body` in a transaction on one connection: committed when it returns, rolled back when it throws.
+    /// On SQLite, transactions that arrive together share one commit (`CommitGroup`).
     func transaction<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
-        try await withConnection { [flavor] database in
+        if let commitGroup { return try await commitGroup.transaction(body) }
+        return try await withConnection { [flavor] database in
             try await database.run(StoreQuery(flavor == .sqlite ? SQL.beginImmediate : SQL.begin))
             do {
                 let result = try await body(database)

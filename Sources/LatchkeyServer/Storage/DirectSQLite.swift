@@ -29,6 +29,8 @@ final class DirectSQLite: @unchecked Sendable {
     private var handle: OpaquePointer?
     private var statements: [String: PreparedStatement] = [:]
     private var storeStatements: [ObjectIdentifier: (statement: StoreStatement, prepared: PreparedStatement)] = [:]
+    /// The same statements without their `RETURNING` clause, for `changes(_:values:)`.
+    private var countingStatements: [ObjectIdentifier: (statement: StoreStatement, prepared: PreparedStatement)] = [:]
     let lock = AsyncLock()
 
     /// A prepared statement and its result columns, looked up once per SQL text rather than per row.
@@ -65,8 +67,10 @@ final class DirectSQLite: @unchecked Sendable {
     func close() {
         for statement in statements.values { sqlite3_finalize(statement.handle) }
         for statement in storeStatements.values { sqlite3_finalize(statement.prepared.handle) }
+        for statement in countingStatements.values { sqlite3_finalize(statement.prepared.handle) }
         statements = [:]
         storeStatements = [:]
+        countingStatements = [:]
         if let handle { sqlite3_close(handle) }
         handle = nil
     }
@@ -88,6 +92,29 @@ final class DirectSQLite: @unchecked Sendable {
                 try SQLiteBinding.bind(value, to: statement, at: Int32(index + 1))
             }
         }
+    }
+
+    /// Runs one of the store's writes without its `RETURNING` clause and answers how many rows it changed
+    /// (`sqlite3_changes`); the caller holds `lock`.
+    func changes(_ statement: StoreStatement, values: [StoreValue]) throws -> Int {
+        guard let handle else { throw Failure(description: "the database is closed", code: SQLITE_MISUSE) }
+        guard let text = statement.sqliteTextWithoutReturning else {
+            throw Failure(description: "the statement has no RETURNING clause to count by")
+        }
+        let key = ObjectIdentifier(statement)
+        let prepared: PreparedStatement
+        if let known = countingStatements[key] {
+            prepared = known.prepared
+        } else {
+            prepared = try prepare(text, on: handle)
+            countingStatements[key] = (statement, prepared)
+        }
+        try step(prepared, on: handle, onRow: { _ in }) { statement in
+            for (index, value) in values.enumerated() {
+                try SQLiteBinding.bind(value, to: statement, at: Int32(index + 1))
+            }
+        }
+        return Int(sqlite3_changes(handle))
     }
 
     /// Runs a statement SQLKit serialized (migrations, tests); the caller holds `lock`.
@@ -158,6 +185,11 @@ struct DirectSQLiteDatabase: SQLDatabase {
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
         try run(query, onRow: onRow)
+    }
+
+    /// See `SQLDatabase.changedRows`.
+    func countChanges(_ query: StoreQuery) throws -> Int {
+        try connection.changes(query.statement, values: query.values)
     }
 
     /// The store's own statements skip SQLKit's serializer; anything else is serialized as usual.

@@ -21,7 +21,7 @@ struct Store: Sendable {
     /// (on both databases a racing second insert waits for the first to commit, then finds it). Runs
     /// inside the ceremony's own transaction, so the mark and the ceremony's writes commit together.
     private static func useChallenge(_ challenge: UsedChallenge, on db: any SQLDatabase) async throws -> Bool {
-        try await db.first(StoreQuery(SQL.useChallenge, .blob(challenge.digest), .milliseconds(challenge.expiresAt))) != nil
+        try await db.changedRows(StoreQuery(SQL.useChallenge, .blob(challenge.digest), .milliseconds(challenge.expiresAt))) == 1
     }
 
     /// Removes the marks of challenges that have expired (an expired challenge no longer opens).
@@ -192,10 +192,10 @@ struct Store: Sendable {
                 case .reject(let error): throw Unfinished(outcome: .rejected(error))
                 case .accept(let accepted): writes = accepted
                 }
-                let moved = try await db.first(StoreQuery(
+                let moved = try await db.changedRows(StoreQuery(
                     SQL.recordLogin, .integer(Int64(writes.signCount)), .integer(writes.backupState), .integer(writes.userVerified),
                     .milliseconds(writes.session.createdAt), .blob(credential.id), .integer(Int64(credential.signCount))))
-                guard moved != nil else { throw Unfinished(outcome: .signCountMoved) }
+                guard moved == 1 else { throw Unfinished(outcome: .signCountMoved) }
                 try await Self.insert(writes.session, on: db)
                 return .completed(account, writes)
             }

@@ -147,4 +147,8 @@ enum SQL {
     static let beginImmediate = StoreStatement("BEGIN IMMEDIATE")
     static let commit = StoreStatement("COMMIT")
     static let rollback = StoreStatement("ROLLBACK")
+    /// One transaction of a SQLite commit group (`CommitGroup`).
+    static let savepoint = StoreStatement("SAVEPOINT member")
+    static let releaseSavepoint = StoreStatement("RELEASE member")
+    static let rollbackToSavepoint = StoreStatement("ROLLBACK TO member")
 }

@@ -23,6 +23,9 @@ final class StoreStatement: Sendable {
     let sqliteText: String
     /// How many values a query of this statement must carry (the highest placeholder number).
     let valueCount: Int
+    /// The SQLite text without its closing `RETURNING …` clause, for a write whose caller only needs to
+    /// know how many rows it changed (`SQLDatabase.changedRows`); nil when there is no such clause.
+    let sqliteTextWithoutReturning: String?
 
     init(_ sql: String) {
         var segments: [Segment] = []
@@ -48,6 +51,17 @@ final class StoreStatement: Sendable {
         self.segments = segments
         self.sqliteText = sqlite
         self.valueCount = highest
+        self.sqliteTextWithoutReturning = Self.withoutReturning(sqlite)
+    }
+
+    /// `text` up to a last `RETURNING` that only a list of columns follows.
+    private static func withoutReturning(_ text: String) -> String? {
+        guard let clause = text.range(of: "RETURNING", options: .backwards) else { return nil }
+        let columns = text[clause.upperBound...]
+        guard columns.allSatisfy({ $0.isWhitespace || $0 == "," || $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }),
+              columns.contains(where: \.isLetter)
+        else { return nil }
+        return String(text[..<clause.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
 
@@ -112,5 +126,16 @@ extension SQLDatabase {
     /// Runs `query` for its effect.
     func run(_ query: StoreQuery) async throws {
         try await execute(sql: query) { _ in }
+    }
+
+    /// How many rows `query` — an INSERT, UPDATE or DELETE ending in `RETURNING …` — changed. PostgreSQL
+    /// counts the rows it returns; SQLite runs the statement without the clause and asks for its count of
+    /// changes, because SQLite gathers the returned rows in a temporary table that it opens and closes for
+    /// every execution (about 3 µs, twice per login: issue 16).
+    func changedRows(_ query: StoreQuery) async throws -> Int {
+        if let direct = self as? DirectSQLiteDatabase, query.statement.sqliteTextWithoutReturning != nil {
+            return try direct.countChanges(query)
+        }
+        return try await all(query).count
     }
 }
