@@ -215,7 +215,10 @@ struct BenchCommand: AsyncParsableCommand {
                         let began = ContinuousClock.now
                         switch iteration {
                         case .login: try await api.login(authenticator: user, origin: origin)
-                        case .registration: try await api.register(displayName: "bench-new", authenticator: user, origin: origin)
+                        case .registration:
+                            // A new authenticator each time, as in the lean client.
+                            try await api.register(
+                                displayName: "bench-new", authenticator: SoftAuthenticator(store: InMemoryCredentialStore()), origin: origin)
                         case .floor: try await api.floor(authenticator: user, origin: origin)
                         }
                         samples.append(Self.seconds(ContinuousClock.now - began))
