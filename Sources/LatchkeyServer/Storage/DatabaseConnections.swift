@@ -93,7 +93,7 @@ final class DatabaseConnections: Sendable {
                 borrow: {
                     let connection = try await box.pool.requestConnection().get()
                     return Borrowed(
-                        database: connection.sql(queryLogLevel: nil), release: { box.pool.releaseConnection(connection) },
+                        database: PostgresStoreDatabase(connection: connection), release: { box.pool.releaseConnection(connection) },
                         discard: { let _: EventLoopFuture<Void> = connection.close() })
                 },
                 close: { try await box.pool.shutdownAsync() })

@@ -54,7 +54,7 @@ enum SQL {
                a.user_handle AS a_user_handle, a.display_name AS a_display_name, a.credo AS a_credo,
                a.created_at AS a_created_at, a.updated_at AS a_updated_at
         FROM credentials c JOIN accounts a ON a.id = c.account_id WHERE c.id = $1
-        """)
+        """, preparedOnPostgres: CredentialWithAccountOnPostgres.self)
     /// A login's update: the counter moves only from the value the verification compared against ($6).
     /// A change of the backup state is dated (the right-hand sides read the row as it was).
     static let recordLogin = StoreStatement("""
@@ -84,7 +84,7 @@ enum SQL {
             RETURNING token_hash
         )
         SELECT (SELECT count(*) FROM used) AS used, (SELECT count(*) FROM stored) AS stored
-        """)
+        """, preparedOnPostgres: FinishLoginOnPostgres.self)
     static let renameCredential = StoreStatement(
         "UPDATE credentials SET name = $1 WHERE id = $2 AND account_id = $3 RETURNING \(credentialColumns)")
     static let deleteCredential = StoreStatement("DELETE FROM credentials WHERE id = $1 AND account_id = $2")

@@ -17,6 +17,10 @@ final class StoreStatement: Sendable {
         case value(Int)
     }
 
+    /// The SQL as written, with PostgreSQL's placeholders.
+    let postgresText: String
+    /// Set for the few statements PostgreSQL runs prepared (`PreparedOnPostgres`).
+    let preparedOnPostgres: (any PreparedOnPostgres.Type)?
     /// The pieces of the SQL text between placeholders, for SQLKit's serializer.
     let segments: [Segment]
     /// The same SQL with SQLite's `?N` placeholders.
@@ -27,7 +31,9 @@ final class StoreStatement: Sendable {
     /// know how many rows it changed (`SQLDatabase.changedRows`); nil when there is no such clause.
     let sqliteTextWithoutReturning: String?
 
-    init(_ sql: String) {
+    init(_ sql: String, preparedOnPostgres: (any PreparedOnPostgres.Type)? = nil) {
+        self.postgresText = sql
+        self.preparedOnPostgres = preparedOnPostgres
         var segments: [Segment] = []
         var sqlite = ""
         var text = ""
@@ -113,6 +119,9 @@ struct StoreQuery: SQLExpression {
 extension SQLDatabase {
     /// Every row `query` returns.
     func all(_ query: StoreQuery) async throws -> [any SQLRow] {
+        if let prepared = query.statement.preparedOnPostgres, let postgres = self as? PostgresStoreDatabase {
+            return try await prepared.rows(query.values, on: postgres.connection, logger: postgres.logger)
+        }
         let rows = NIOLockedValueBox<[any SQLRow]>([])
         try await execute(sql: query) { row in rows.withLockedValue { $0.append(row) } }
         return rows.withLockedValue { $0 }
