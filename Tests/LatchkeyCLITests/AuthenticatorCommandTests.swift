@@ -41,8 +41,10 @@ struct AuthenticatorCommandTests {
         #expect(got.status == 0)
         #expect(got.json?["id"] as? String == id)
 
-        #expect(try LatchkeyBinary.run(["authenticator", "remove", id], environment: environment).status == 0)
-        let again = try LatchkeyBinary.run(["authenticator", "remove", id], environment: environment)
+        // `--` first: a base64url id may begin with "-", and one such as "-Ru…h…" would otherwise be read as
+        // short flags, -h among them (help, exit 0, nothing removed: about one run in 70 failed on it).
+        #expect(try LatchkeyBinary.run(["authenticator", "remove", "--", id], environment: environment).status == 0)
+        let again = try LatchkeyBinary.run(["authenticator", "remove", "--", id], environment: environment)
         #expect(again.status == 1)
         #expect(try LatchkeyBinary.run(["authenticator", "list"], environment: environment).stdout.contains("No passkeys"))
     }
