@@ -48,10 +48,7 @@ struct ChallengeSealer: Sendable {
         guard let nonce = try? ChaChaPoly.Nonce(data: random[..<12]),
               let box = try? ChaChaPoly.seal(plain, using: key, nonce: nonce, authenticating: context)
         else { return [] }
-        var challenge = [Self.version]
-        challenge.reserveCapacity(1 + box.combined.count)
-        challenge += box.combined
-        return challenge
+        return [Self.version] + box.combined
     }
 
     /// The ceremony sealed in `challenge`, or nil when the challenge is not one of ours, is damaged, or

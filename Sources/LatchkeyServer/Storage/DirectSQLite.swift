@@ -75,23 +75,11 @@ final class DirectSQLite: @unchecked Sendable {
         handle = nil
     }
 
-    /// Runs one of the store's statements; the caller holds `lock`. Its prepared form is found by the
-    /// statement object's identity (the table keeps the object alive, so the identity is never reused).
+    /// Runs one of the store's statements; the caller holds `lock`.
     func run(_ statement: StoreStatement, values: [StoreValue], onRow: (any SQLRow) -> Void) throws {
         guard let handle else { throw Failure(description: "the database is closed", code: SQLITE_MISUSE) }
-        let key = ObjectIdentifier(statement)
-        let prepared: PreparedStatement
-        if let known = storeStatements[key] {
-            prepared = known.prepared
-        } else {
-            prepared = try prepare(statement.sqliteText, on: handle)
-            storeStatements[key] = (statement, prepared)
-        }
-        try step(prepared, on: handle, onRow: onRow) { statement in
-            for (index, value) in values.enumerated() {
-                try SQLiteBinding.bind(value, to: statement, at: Int32(index + 1))
-            }
-        }
+        let prepared = try prepared(statement, text: statement.sqliteText, in: &storeStatements, on: handle)
+        try step(prepared, on: handle, onRow: onRow, bind: Self.binding(values))
     }
 
     /// Runs one of the store's writes without its `RETURNING` clause and answers how many rows it changed
@@ -101,20 +89,31 @@ final class DirectSQLite: @unchecked Sendable {
         guard let text = statement.sqliteTextWithoutReturning else {
             throw Failure(description: "the statement has no RETURNING clause to count by")
         }
+        let prepared = try prepared(statement, text: text, in: &countingStatements, on: handle)
+        try step(prepared, on: handle, onRow: { _ in }, bind: Self.binding(values))
+        return Int(sqlite3_changes(handle))
+    }
+
+    /// The prepared form of one of the store's statements, found by the statement object's identity (the
+    /// table keeps the object alive, so the identity is never reused), prepared from `text` the first time.
+    private func prepared(
+        _ statement: StoreStatement, text: String,
+        in table: inout [ObjectIdentifier: (statement: StoreStatement, prepared: PreparedStatement)], on handle: OpaquePointer
+    ) throws -> PreparedStatement {
         let key = ObjectIdentifier(statement)
-        let prepared: PreparedStatement
-        if let known = countingStatements[key] {
-            prepared = known.prepared
-        } else {
-            prepared = try prepare(text, on: handle)
-            countingStatements[key] = (statement, prepared)
-        }
-        try step(prepared, on: handle, onRow: { _ in }) { statement in
+        if let known = table[key] { return known.prepared }
+        let prepared = try prepare(text, on: handle)
+        table[key] = (statement, prepared)
+        return prepared
+    }
+
+    /// Binds the store's typed values to their positions.
+    private static func binding(_ values: [StoreValue]) -> (OpaquePointer) throws -> Void {
+        { statement in
             for (index, value) in values.enumerated() {
                 try SQLiteBinding.bind(value, to: statement, at: Int32(index + 1))
             }
         }
-        return Int(sqlite3_changes(handle))
     }
 
     /// Runs a statement SQLKit serialized (migrations, tests); the caller holds `lock`.
