@@ -60,4 +60,46 @@ struct LineLogHandlerTests {
         let wellFormed = lines.filter { $0.range(of: #"^\S+ info t: index=\d+ padding=x{200} thread=\d \[LatchkeyServerTests\] line$"#, options: .regularExpression) != nil }
         #expect(wellFormed.count == 800)
     }
+    /// Collects what `StreamLogHandler` writes.
+    final class Collected: TextOutputStream, @unchecked Sendable {
+        private let text = NIOLockedValueBox("")
+        func write(_ string: String) { text.withLockedValue { $0 += string } }
+        var lines: [String] { text.withLockedValue { $0 }.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    }
+
+    struct Rendered: CustomStringConvertible, Sendable {
+        var description: String { "rendered ✓" }
+    }
+
+    @Test("the same events give StreamLogHandler's lines, byte for byte after the time")
+    func sameAsStreamLogHandler() throws {
+        let provider = Logger.MetadataProvider { ["trace.id": "t-1", "path": "/from-provider"] }
+        let events: (inout Logger) -> Void = { logger in
+            logger.info("no metadata of its own")
+            logger[metadataKey: "hb.request.id"] = "42"
+            logger[metadataKey: "path"] = "/old"
+            logger.info("request", metadata: ["status": "200", "path": "/api/login/verify", "method": "POST", "duration_ms": "0.25"])
+            logger.warning("logger's metadata only")
+            logger.error("failed", error: Refusal(), metadata: ["detail": "x"])
+            logger.notice("values", metadata: [
+                "list": ["a", "b"], "map": ["k": "v"], "convertible": .stringConvertible(Rendered()),
+                "empty": "", "spaced": "a b", "unicode": "é ✓",
+            ])
+            logger.critical("ünïcode message ✓ with = and [brackets]")
+        }
+        for (label, metadataProvider) in [("latchkey", nil), ("", nil), ("with provider", provider)] {
+            let stream = Collected()
+            var expected = Logger(label: label) { StreamLogHandler(label: $0, stream: stream, metadataProvider: metadataProvider) }
+            expected.logLevel = .trace
+            events(&expected)
+            let lines = try Self.capture { descriptor in
+                var logger = Logger(label: label) { LineLogHandler(label: $0, fileDescriptor: descriptor, metadataProvider: metadataProvider) }
+                logger.logLevel = .trace
+                events(&logger)
+            }
+            let afterTime: (String) -> Substring = { $0.drop { $0 != " " } }
+            #expect(stream.lines.count == 6)
+            #expect(lines.map(afterTime) == stream.lines.map(afterTime), "label \(label)")
+        }
+    }
 }

@@ -32,37 +32,67 @@ public struct LineLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var line = LogClock.shared.timestamp()
-        line += " \(event.level)"
-        if !label.isEmpty { line += " \(label)" }
-        line += ":"
-        Self.append(renderedMetadata(event), to: &line)
-        line += " [\(event.source)] \(event.message)\n"
+        // The line is assembled as bytes in one buffer: string interpolation and `+=` on `String` made
+        // a temporary string for every piece.
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        line.append(contentsOf: LogClock.shared.timestamp().utf8)
+        line.append(UInt8(ascii: " "))
+        line.append(contentsOf: event.level.rawValue.utf8)
+        if !label.isEmpty {
+            line.append(UInt8(ascii: " "))
+            line.append(contentsOf: label.utf8)
+        }
+        line.append(UInt8(ascii: ":"))
+        for (key, value) in renderedMetadata(event) {
+            line.append(UInt8(ascii: " "))
+            line.append(contentsOf: key.utf8)
+            line.append(UInt8(ascii: "="))
+            Self.append(value, to: &line)
+        }
+        line.append(contentsOf: " [".utf8)
+        line.append(contentsOf: event.source.utf8)
+        line.append(contentsOf: "] ".utf8)
+        line.append(contentsOf: event.message.description.utf8)
+        line.append(UInt8(ascii: "\n"))
         Self.writeLine(line, to: fileDescriptor)
     }
 
     /// The logger's, the provider's and the event's metadata (later ones win), sorted by key.
-    private func renderedMetadata(_ event: LogEvent) -> [(String, Logger.Metadata.Value)] {
-        var merged = metadata
-        if let provided = metadataProvider?.get(), !provided.isEmpty { merged.merge(provided) { $1 } }
-        if let explicit = event.metadata, !explicit.isEmpty { merged.merge(explicit) { $1 } }
-        if let error = event.error {
-            merged["error.message"] = "\(error)"
-            merged["error.type"] = "\(String(reflecting: type(of: error)))"
+    private func renderedMetadata(_ event: LogEvent) -> [(key: String, value: Logger.Metadata.Value)] {
+        let provided = metadataProvider?.get() ?? [:]
+        let explicit = event.metadata ?? [:]
+        guard provided.isEmpty, event.error == nil else {
+            var merged = metadata
+            merged.merge(provided) { $1 }
+            merged.merge(explicit) { $1 }
+            if let error = event.error {
+                merged["error.message"] = "\(error)"
+                merged["error.type"] = "\(String(reflecting: type(of: error)))"
+            }
+            return merged.sorted { $0.key < $1.key }
         }
-        return merged.sorted { $0.key < $1.key }
+        // A request's line: the logger's metadata (the request id) and the event's. Listing the two side
+        // by side costs less than merging one dictionary into a copy of the other.
+        var pairs: [(key: String, value: Logger.Metadata.Value)] = []
+        pairs.reserveCapacity(metadata.count + explicit.count)
+        for (key, value) in metadata where explicit[key] == nil { pairs.append((key, value)) }
+        for (key, value) in explicit { pairs.append((key, value)) }
+        pairs.sort { $0.key < $1.key }
+        return pairs
     }
 
-    private static func append(_ metadata: [(String, Logger.Metadata.Value)], to line: inout String) {
-        for (key, value) in metadata {
-            line += " \(key)=\(value)"
+    /// A value as swift-log renders it (`description`); a string, nearly every value here, as it is.
+    private static func append(_ value: Logger.Metadata.Value, to line: inout [UInt8]) {
+        switch value {
+        case .string(let text): line.append(contentsOf: text.utf8)
+        default: line.append(contentsOf: value.description.utf8)
         }
     }
 
     /// The whole line in one call where the kernel allows it; the rest after a partial write.
-    private static func writeLine(_ line: String, to fileDescriptor: Int32) {
-        var line = line
-        line.withUTF8 { bytes in
+    private static func writeLine(_ line: [UInt8], to fileDescriptor: Int32) {
+        line.withUnsafeBufferPointer { bytes in
             var offset = 0
             while offset < bytes.count, let base = bytes.baseAddress {
                 let written = write(fileDescriptor, base + offset, bytes.count - offset)

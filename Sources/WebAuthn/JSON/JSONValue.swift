@@ -233,10 +233,17 @@ struct JSONParser {
     private mutating func string() throws(JSONSyntaxError) -> String {
         position += 1
         let start = position
-        // The common case has no escapes: the bytes are the string.
-        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 { position += 1 }
+        // The common case has no escapes: the bytes are the string. Most strings here (base64url, names of
+        // members) are ASCII, which needs no UTF-8 validation: the scan notes whether a byte had its top bit.
+        var bits: UInt8 = 0
+        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 {
+            bits |= byte
+            position += 1
+        }
         if current == UInt8(ascii: "\"") {
-            let text = try utf8(start..<position)
+            let text = bits < 0x80
+                ? String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                : try utf8(start..<position)
             position += 1
             return text
         }
