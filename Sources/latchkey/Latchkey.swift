@@ -18,6 +18,10 @@ struct Latchkey: AsyncParsableCommand {
     )
 
     static func main() async {
+        if let refusal = DashLeadingIdentifier.refusal(for: Array(CommandLine.arguments.dropFirst())) {
+            FileHandle.standardError.write(Data((refusal + "\n").utf8))
+            Self.exit(withError: ExitCode(2))
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? AsyncParsableCommand {

@@ -49,6 +49,19 @@ struct AuthenticatorCommandTests {
         #expect(try LatchkeyBinary.run(["authenticator", "list"], environment: environment).stdout.contains("No passkeys"))
     }
 
+    @Test("an id that begins with - and has no -- before it exits 2 saying so, and removes nothing")
+    func dashLeadingId() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try create().status == 0)
+        let before = try Data(contentsOf: store)
+        // Holds an "h": the parser alone would print help and exit 0.
+        let refused = try LatchkeyBinary.run(["authenticator", "remove", "-RuAFH16y4Td8SuLXtYku-jrhig20W0PC37p0bFo0AM"], environment: environment)
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("put -- before it"), "\(refused.stderr)")
+        #expect(!refused.stdout.contains("USAGE"))
+        #expect(try Data(contentsOf: store) == before)
+    }
+
     @Test("bad input: options that are not JSON exit 2; a refusal exits 1 naming the DOMException")
     func badInput() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
