@@ -73,6 +73,12 @@ struct BenchCommand: AsyncParsableCommand {
             target = try BenchTarget(url: server, origin: origin)
         } else {
             let location = try DatabaseLocation(parsing: database ?? "sqlite:\(directory.path)/bench.sqlite")
+            if database != nil {
+                let existing = try await BulkAccounts.existing(in: location, logger: Logger(label: "bench"))
+                guard existing == 0 else {
+                    throw ValidationError("--database \(location) already holds \(existing) accounts; the benchmark needs an empty database (its figures are for --accounts accounts)")
+                }
+            }
             let bulk = accounts - (clientCounts.max() ?? 1)
             if bulk > 0 {
                 print("latchkey bench: inserting \(bulk) accounts in bulk into \(location)…")

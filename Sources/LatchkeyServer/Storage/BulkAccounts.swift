@@ -42,6 +42,25 @@ public enum BulkAccounts {
         return clock.now - start
     }
 
+    /// How many accounts the database at `location` already holds (0 for a new one; it is migrated first).
+    /// The benchmark's figures are for the number of accounts it was asked for, and its bulk ids start
+    /// at the same numbers every run, so it refuses a database that is not empty (issue 16's note: a
+    /// second run on the same PostgreSQL database stopped with a bare "PSQLError – Generic description").
+    public static func existing(in location: DatabaseLocation, logger: Logger) async throws -> Int {
+        let connections = try DatabaseConnections.open(location, limits: .init(poolSize: 1, timeout: 30), logger: logger)
+        do {
+            try await Migrations.run(on: connections)
+            let count = try await connections.withConnection { db in
+                try await db.raw("SELECT count(*) AS n FROM accounts").first()?.decode(column: "n", as: Int.self) ?? 0
+            }
+            try await connections.shutdown()
+            return count
+        } catch {
+            try? await connections.shutdown()
+            throw error
+        }
+    }
+
     /// The database's size on disk in bytes: the SQLite file and its log, or PostgreSQL's database.
     public static func size(of location: DatabaseLocation, logger: Logger) async throws -> Int64 {
         switch location {
