@@ -13,10 +13,9 @@ import SQLKit
 public enum BulkAccounts {
     /// Migrates the database at `location` if needed and adds `count` accounts; returns how long it took.
     public static func insert(count: Int, into location: DatabaseLocation, logger: Logger) async throws -> Duration {
-        let connections = try DatabaseConnections.open(location, limits: .init(poolSize: 1, timeout: 600), logger: logger)
         let clock = ContinuousClock()
         let start = clock.now
-        do {
+        try await withConnections(to: location, timeout: 600, logger: logger) { connections in
             try await Migrations.run(on: connections)
             let batch = 50_000
             var first = 0
@@ -34,11 +33,7 @@ public enum BulkAccounts {
             try await connections.withConnection { db in try await db.raw("ANALYZE").run() }
             // SQLite: the batches went through the write-ahead log; write it back so the file is the database.
             try await Store(connections: connections).truncateLog()
-        } catch {
-            try? await connections.shutdown()
-            throw error
         }
-        try await connections.shutdown()
         return clock.now - start
     }
 
@@ -47,17 +42,11 @@ public enum BulkAccounts {
     /// at the same numbers every run, so it refuses a database that is not empty (issue 16's note: a
     /// second run on the same PostgreSQL database stopped with a bare "PSQLError – Generic description").
     public static func existing(in location: DatabaseLocation, logger: Logger) async throws -> Int {
-        let connections = try DatabaseConnections.open(location, limits: .init(poolSize: 1, timeout: 30), logger: logger)
-        do {
+        try await withConnections(to: location, timeout: 30, logger: logger) { connections in
             try await Migrations.run(on: connections)
-            let count = try await connections.withConnection { db in
+            return try await connections.withConnection { db in
                 try await db.raw("SELECT count(*) AS n FROM accounts").first()?.decode(column: "n", as: Int.self) ?? 0
             }
-            try await connections.shutdown()
-            return count
-        } catch {
-            try? await connections.shutdown()
-            throw error
         }
     }
 
@@ -71,18 +60,28 @@ public enum BulkAccounts {
         case .sqliteMemory:
             return 0
         case .postgres:
-            let connections = try DatabaseConnections.open(location, limits: .init(poolSize: 1, timeout: 30), logger: logger)
-            do {
-                let size = try await connections.withConnection { db in
+            return try await withConnections(to: location, timeout: 30, logger: logger) { connections in
+                try await connections.withConnection { db in
                     try await db.raw("SELECT pg_database_size(current_database()) AS size").first()?.decode(column: "size", as: Int64.self) ?? 0
                 }
-                try await connections.shutdown()
-                return size
-            } catch {
-                try? await connections.shutdown()
-                throw error
             }
         }
+    }
+
+    /// One connection to `location` for `body`, shut down afterwards whether `body` threw or not.
+    private static func withConnections<Result>(
+        to location: DatabaseLocation, timeout: TimeInterval, logger: Logger, _ body: (DatabaseConnections) async throws -> Result
+    ) async throws -> Result {
+        let connections = try DatabaseConnections.open(location, limits: .init(poolSize: 1, timeout: timeout), logger: logger)
+        let result: Result
+        do {
+            result = try await body(connections)
+        } catch {
+            try? await connections.shutdown()
+            throw error
+        }
+        try await connections.shutdown()
+        return result
     }
 
     /// Accounts $1…$2 (numbers make their ids) and their passkeys, created at $3.
