@@ -353,44 +353,54 @@ struct DirectSQLiteRow: SQLRow {
         return false
     }
 
-    /// The optional types' metadata, found once: `D.self == Int?.self` asks the runtime for `Int?`'s
-    /// metadata on every comparison, about a quarter of what decoding a column cost.
-    private static let optionalInt: Any.Type = Int?.self
-    private static let optionalBool: Any.Type = Bool?.self
-    private static let optionalString: Any.Type = String?.self
-    private static let optionalDouble: Any.Type = Double?.self
-    private static let optionalData: Any.Type = Data?.self
+    /// The types a column is asked for, as identities found once: comparing `D.self == Int?.self` and
+    /// boxing into `Any?` made the runtime look up generic metadata for every column decoded.
+    private enum Wanted {
+        static let int = ObjectIdentifier(Int.self), optionalInt = ObjectIdentifier(Int?.self)
+        static let bool = ObjectIdentifier(Bool.self), optionalBool = ObjectIdentifier(Bool?.self)
+        static let string = ObjectIdentifier(String.self), optionalString = ObjectIdentifier(String?.self)
+        static let double = ObjectIdentifier(Double.self), optionalDouble = ObjectIdentifier(Double?.self)
+        static let data = ObjectIdentifier(Data.self), optionalData = ObjectIdentifier(Data?.self)
+    }
 
     func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
-        let decoded: Any?
+        let wanted = ObjectIdentifier(D.self)
+        let decoded: Any
         switch try value(column) {
         case .null:
-            decoded = nil
+            // Only a NULL is an optional's nil.
+            if let none = Optional<Any>.none as? D { return none }
+            throw Self.mismatch(column, D.self)
         // The conversions are sqlite-nio's (SQLiteDriverComparisonTests holds them to it): a number read
         // as text is its decimal form, an integer read as a double is widened, only 0 and 1 are booleans.
         case .integer(let n):
-            if D.self == Int.self || D.self == Self.optionalInt {
+            if wanted == Wanted.int || wanted == Wanted.optionalInt {
                 decoded = Int(n)
-            } else if D.self == Bool.self || D.self == Self.optionalBool {
-                decoded = n == 0 || n == 1 ? n == 1 : nil
-            } else if D.self == String.self || D.self == Self.optionalString {
+            } else if wanted == Wanted.bool || wanted == Wanted.optionalBool {
+                guard n == 0 || n == 1 else { throw Self.mismatch(column, D.self) }
+                decoded = n == 1
+            } else if wanted == Wanted.string || wanted == Wanted.optionalString {
                 decoded = String(n)
-            } else if D.self == Double.self || D.self == Self.optionalDouble {
+            } else if wanted == Wanted.double || wanted == Wanted.optionalDouble {
                 decoded = Double(n)
             } else {
                 decoded = n
             }
         case .real(let d):
-            decoded = D.self == String.self || D.self == Self.optionalString ? String(d) : d
+            decoded = wanted == Wanted.string || wanted == Wanted.optionalString ? String(d) : d
         case .text(let s):
             decoded = s
         case .blob(let bytes):
-            decoded = D.self == Data.self || D.self == Self.optionalData ? Data(bytes) : nil
+            guard wanted == Wanted.data || wanted == Wanted.optionalData else { throw Self.mismatch(column, D.self) }
+            decoded = Data(bytes)
         }
-        if let decoded, let typed = decoded as? D { return typed }
-        // Only a NULL is an optional's nil; a value that does not convert is refused, optional or not.
-        if case .null = try value(column), let none = Optional<Any>.none as? D { return none }
-        throw DirectSQLite.Failure(description: "column \(column) does not hold a \(D.self)")
+        // A value that does not convert is refused, optional or not.
+        if let typed = decoded as? D { return typed }
+        throw Self.mismatch(column, D.self)
+    }
+
+    private static func mismatch(_ column: String, _ type: Any.Type) -> DirectSQLite.Failure {
+        DirectSQLite.Failure(description: "column \(column) does not hold a \(type)")
     }
 }
 
