@@ -1,3 +1,5 @@
+import WebAuthn
+
 /// Refuses a credential id that begins with "-" and is not behind `--`, before the argument parser sees it.
 ///
 /// Credential ids are base64url, so about one in 32 begins with "-". The parser reads such an id as a
@@ -26,23 +28,13 @@ enum DashLeadingIdentifier {
         return nil
     }
 
-    /// Begins with "-", is long enough to be an id and is all base64url. A long option (`--json`) is
+    /// Begins with "-", is long enough to be an id and decodes as base64url. A long option (`--json`) is
     /// lowercase letters and dashes, so an argument beginning with "--" counts only when it has some other
     /// base64url character, as a random id of this length all but surely does.
     static func looksLikeIdentifier(_ argument: String) -> Bool {
         guard argument.hasPrefix("-"), argument.utf8.count >= shortestIdentifier,
-              argument.utf8.allSatisfy(isBase64URL) else { return false }
+              Base64URL.decode(argument) != nil else { return false }
         guard argument.hasPrefix("--") else { return true }
         return argument.utf8.contains { !(UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) && $0 != UInt8(ascii: "-") }
-    }
-
-    private static func isBase64URL(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "_"):
-            true
-        default:
-            false
-        }
     }
 }

@@ -22,14 +22,19 @@ struct RequestDeadlineHandlerTests {
         try channel.writeInbound(HTTPServerRequestPart.end(nil))
     }
 
+    /// Open 1 ms before `delay` has passed, closed when it has.
+    static func expectClosed(_ channel: EmbeddedChannel, after delay: TimeAmount) {
+        channel.embeddedEventLoop.advanceTime(by: delay - .milliseconds(1))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        #expect(!channel.isActive)
+    }
+
     @Test("a body still arriving at its head's deadline closes the connection then, not before")
     func overdueBody() throws {
         let channel = try Self.channel()
         try Self.head(channel)
-        channel.embeddedEventLoop.advanceTime(by: Self.limit - .milliseconds(1))
-        #expect(channel.isActive)
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
-        #expect(!channel.isActive)
+        Self.expectClosed(channel, after: Self.limit)
     }
 
     @Test("finished requests keep the connection open however long it lives")
@@ -53,10 +58,7 @@ struct RequestDeadlineHandlerTests {
         try Self.end(channel)
         channel.embeddedEventLoop.advanceTime(by: .seconds(9))
         try Self.head(channel) // its body never ends: due at 19 s, not at the first head's 10 s
-        channel.embeddedEventLoop.advanceTime(by: .seconds(9) + .milliseconds(999))
-        #expect(channel.isActive)
-        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
-        #expect(!channel.isActive)
+        Self.expectClosed(channel, after: Self.limit)
     }
 
     @Test("parts pass through unchanged")
