@@ -5,16 +5,31 @@ cross-instance tests (Tests/Cluster) start for themselves. Standard library only
 
 Everything lives in one directory (the state file `cluster.json`, PostgreSQL's data, the logs, nginx's
 configuration), so `down` run from another process finds what `up` started.
+
+What it protects, and what it cannot on one machine:
+- PostgreSQL asks for a password (scram-sha-256, over TCP and its Unix socket alike): a random one per
+  cluster, in `postgres-password` (mode 0600) in the cluster's directory. cluster.py gives it to psql,
+  pg_ctl and createdb as PGPASSWORD in their environment, and to each instance inside the database URL in
+  LATCHKEY_DATABASE in its environment: never on a command line, where `ps` would show it to every user.
+  It is not in `cluster.json` either.
+- The instances trust X-Forwarded-For (`--trust-forwarded-for`) because nginx sets it; here they listen on
+  loopback ports, so any local process that talks to an instance directly, bypassing nginx, chooses the
+  address Latchkey's rate limit counts. One host cannot close that (any local process can connect to any
+  loopback port, from any 127.x source address): this cluster is a try-out for one trusted user. In
+  production the instances listen on a private network that only the proxy reaches (a firewall or a
+  private subnet), as in deploy/nginx/latchkey.conf.
 """
 import json
 import os
 import pathlib
+import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -95,12 +110,44 @@ class Cluster:
 
     @property
     def database_url(self):
+        """The database's URL without its password: for messages and logs."""
         return f"postgres://postgres@127.0.0.1:{self.pg_port}/latchkey?tlsmode=disable"
+
+    def secret_database_url(self, database="latchkey"):
+        """The URL with the password, for LATCHKEY_DATABASE in an instance's environment, never for argv."""
+        password = urllib.parse.quote(self.pg_password(), safe="")
+        return f"postgres://postgres:{password}@127.0.0.1:{self.pg_port}/{database}?tlsmode=disable"
 
     # PostgreSQL.
 
+    @property
+    def password_file(self):
+        return self.directory / "postgres-password"
+
+    def _create_password_file(self):
+        """A random password in a file only its owner reads (created 0600, never wider for a moment):
+        PostgreSQL's user owns it when cluster.py runs as root, so that initdb --pwfile can read it."""
+        self.password_file.unlink(missing_ok=True)  # from an `up` that failed before initdb
+        descriptor = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_urlsafe(32) + "\n")
+        if self.as_postgres:
+            shutil.chown(self.password_file, "postgres")
+
+    def pg_password(self):
+        return self.password_file.read_text().strip()
+
+    def pg_environment(self):
+        """This process's environment plus PGPASSWORD, for psql, createdb and pg_ctl."""
+        environment = dict(os.environ)
+        environment.pop("PGPASSFILE", None)
+        if self.password_file.exists():
+            environment["PGPASSWORD"] = self.pg_password()
+        return environment
+
     def _pg(self, *command, check=True):
-        return subprocess.run([*self.as_postgres, *command], check=check, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return subprocess.run([*self.as_postgres, *command], check=check, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=self.pg_environment())
 
     def start_postgres(self):
         data = self.directory / "postgres"
@@ -108,7 +155,10 @@ class Cluster:
             data.mkdir()
             if self.as_postgres:
                 shutil.chown(data, "postgres")
-            self._pg(f"{PG_BIN}/initdb", "-D", str(data / "data"), "-A", "trust", "-U", "postgres", "-E", "UTF8")
+            self._create_password_file()
+            # Password authentication for the Unix socket and TCP alike: no local user gets in without it.
+            self._pg(f"{PG_BIN}/initdb", "-D", str(data / "data"), "--auth=scram-sha-256", f"--pwfile={self.password_file}",
+                     "-U", "postgres", "-E", "UTF8")
         self._pg(f"{PG_BIN}/pg_ctl", "-D", str(data / "data"), "-l", str(data / "server.log"), "-w", "-o",
                  f"-p {self.pg_port} -k {data} -c listen_addresses=127.0.0.1 -c max_connections=200", "start")
 
@@ -116,21 +166,28 @@ class Cluster:
         """`fast` for a clean stop; `immediate` stops it as a crash would (it recovers from its log)."""
         self._pg(f"{PG_BIN}/pg_ctl", "-D", str(self.directory / "postgres" / "data"), "-m", mode, "-w", "stop", check=False)
 
-    def psql(self, sql):
+    def psql(self, sql, database="latchkey"):
         """Rows of `sql`, as lists of strings."""
         output = subprocess.run(
-            [*self.as_postgres, f"{PG_BIN}/psql", "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", "postgres", "-d", "latchkey",
-             "-At", "-F", "\t", "-c", sql], check=True, capture_output=True, text=True).stdout
+            [*self.as_postgres, f"{PG_BIN}/psql", "-w", "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", "postgres", "-d", database,
+             "-At", "-F", "\t", "-c", sql], check=True, capture_output=True, text=True, env=self.pg_environment()).stdout
         return [line.split("\t") for line in output.splitlines() if line]
 
     # Instances.
 
+    def instance_environment(self):
+        """The environment of an instance: the database URL, password and all, is in LATCHKEY_DATABASE
+        (a `--database` among the flags would still win, and show in `ps`)."""
+        return {**os.environ, **self.env, "LATCHKEY_DATABASE": self.secret_database_url()}
+
     def _spawn(self, index):
         log = open(self.directory / f"instance-{index}.log", "a")
+        # --trust-forwarded-for: nginx sets X-Forwarded-For. A local process that bypasses nginx can set it
+        # too; see the module's docstring.
         process = subprocess.Popen(
-            [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.instance_ports[index]), "--database", self.database_url,
+            [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.instance_ports[index]),
              "--origin", self.origin, "--trust-forwarded-for", *self.flags],
-            stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=dict(os.environ, **self.env), start_new_session=True)
+            stdout=log, stderr=log, stdin=subprocess.DEVNULL, env=self.instance_environment(), start_new_session=True)
         log.close()
         self.pids[index] = process.pid
         return process
@@ -229,7 +286,7 @@ class Cluster:
         lines = [f"nginx      {self.origin:28} pid {self.nginx_pid}  {'up' if healthy(self.port) else 'DOWN'}"]
         for index, port in enumerate(self.instance_ports):
             lines.append(f"instance {index} http://127.0.0.1:{port:<11} pid {self.pids[index]}  {'up' if healthy(port) else 'DOWN'}")
-        lines.append(f"postgres   {self.database_url}")
+        lines.append(f"postgres   {self.database_url} (password in {self.password_file})")
         return "\n".join(lines)
 
 

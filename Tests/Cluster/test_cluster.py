@@ -5,6 +5,9 @@ directly (to choose which one serves which step) or through nginx (as a client w
 
 soft-webauthn (PyPI) is the authenticator: it does not do user verification, so the instances run with
 --user-verification preferred.
+
+The cluster's own protections (security finding 10) are checked here too, on the same cluster: PostgreSQL
+refuses a connection without the cluster's password, and the password is on no command line.
 """
 import concurrent.futures
 import os
@@ -113,12 +116,58 @@ def test_an_account_deleted_on_one_instance_is_gone_on_all_at_once(cluster):
     assert (status, body["error"]["code"]) == (404, "unknown_credential")
 
 
+def psql_without_the_password(cluster, host, password=None):
+    """psql as PostgreSQL's own OS user (when the tests run as root), with no password or a wrong one, and
+    no password file to fall back on; never prompts (-w)."""
+    environment = {key: value for key, value in os.environ.items() if key not in ("PGPASSWORD", "PGPASSFILE")}
+    environment["PGPASSFILE"] = str(cluster.directory / "no-such-pgpass")
+    if password is not None:
+        environment["PGPASSWORD"] = password
+    return subprocess.run(
+        [*cluster.as_postgres, "/usr/lib/postgresql/15/bin/psql", "-w", "-h", host, "-p", str(cluster.pg_port), "-U", "postgres",
+         "-d", "latchkey", "-At", "-c", "SELECT count(*) FROM server_keys"],
+        capture_output=True, text=True, env=environment, timeout=30)
+
+
+def test_postgresql_refuses_a_local_user_without_the_clusters_password(cluster):
+    """initdb -A trust let every local user in as superuser (finding 10); now TCP and the Unix socket both
+    ask for the password."""
+    for host in ("127.0.0.1", str(cluster.directory / "postgres")):
+        refused = psql_without_the_password(cluster, host)
+        assert refused.returncode != 0, (host, refused.stdout)
+        assert "no password supplied" in refused.stderr or "password authentication failed" in refused.stderr, (host, refused.stderr)
+        wrong = psql_without_the_password(cluster, host, password="not-" + cluster.pg_password())
+        assert wrong.returncode != 0, (host, wrong.stdout)
+        assert "password authentication failed" in wrong.stderr, (host, wrong.stderr)
+    # With the password (cluster.psql passes PGPASSWORD), it answers.
+    assert cluster.psql("SELECT 1") == [["1"]]
+
+
+def test_the_database_password_is_in_a_private_file_and_on_no_command_line(cluster):
+    password = cluster.pg_password()
+    assert len(password) >= 40, "secrets.token_urlsafe(32) is 43 characters"
+    assert cluster.password_file.stat().st_mode & 0o777 == 0o600
+    assert password not in cluster.state_file.read_text()
+    for pid in [pid for pid in cluster.pids if pid] + [cluster.nginx_pid]:
+        command_line = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+        assert password not in command_line, pid
+    # The instances have it in their environment (readable by their own user and root only).
+    for pid in [pid for pid in cluster.pids if pid]:
+        environment = pathlib.Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        assert f"LATCHKEY_DATABASE={cluster.secret_database_url()}".encode() in environment, pid
+    # And their logs show the URL with the password masked.
+    for index in range(cluster.count):
+        assert password not in (cluster.directory / f"instance-{index}.log").read_text()
+
+
 def spawn(cluster, database, flags, count=3):
-    """`count` more instances on `database`, started at the same moment; (endpoints, processes)."""
+    """`count` more instances on the cluster's PostgreSQL database named `database`, started at the same
+    moment; (endpoints, processes). The URL with its password goes in LATCHKEY_DATABASE, as cluster.py does."""
     ports = [free_port() for _ in range(count)]
+    environment = dict(os.environ, LATCHKEY_DATABASE=cluster.secret_database_url(database))
     processes = [
-        subprocess.Popen([cluster.binary, "serve", "--port", str(port), "--database", database, "--origin", cluster.origin, *flags],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        subprocess.Popen([cluster.binary, "serve", "--port", str(port), "--origin", cluster.origin, *flags],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=environment)
         for port in ports
     ]
     return [Endpoint(port, cluster.origin) for port in ports], processes
@@ -136,18 +185,14 @@ def test_three_instances_starting_together_on_an_empty_database_migrate_it_once(
     for attempt in range(3):
         name = f"race{attempt}"
         cluster.psql(f"CREATE DATABASE {name}")
-        database = cluster.database_url.replace("/latchkey?", f"/{name}?")
-        endpoints, processes = spawn(cluster, database, ["--rate-limit", "0"])
+        endpoints, processes = spawn(cluster, name, ["--rate-limit", "0"])
         try:
             wait_until(lambda: all(healthy(e.port) or p.poll() is not None for e, p in zip(endpoints, processes)), 60, "start-up")
             failed = [p.stderr.read().decode() for p in processes if p.poll() is not None]
             assert failed == [], failed
         finally:
             stop(processes)
-        output = subprocess.run(
-            [*cluster.as_postgres, "/usr/lib/postgresql/15/bin/psql", "-h", "127.0.0.1", "-p", str(cluster.pg_port), "-U", "postgres",
-             "-d", name, "-At", "-c", "SELECT version FROM schema_migrations ORDER BY version"],
-            check=True, capture_output=True, text=True).stdout.split()
+        output = [row[0] for row in cluster.psql("SELECT version FROM schema_migrations ORDER BY version", database=name)]
         assert output == [str(v) for v in range(1, len(output) + 1)] and len(output) >= 5, output
 
 
@@ -156,7 +201,7 @@ def test_the_rate_limit_holds_across_instances(cluster):
     instance (the single-machine default) the same client gets it three times — the gap this closes."""
     results = {}
     for scope in ("database", "instance"):
-        endpoints, processes = spawn(cluster, cluster.database_url, ["--rate-limit", "30", "--trust-forwarded-for", "--rate-limit-scope", scope])
+        endpoints, processes = spawn(cluster, "latchkey", ["--rate-limit", "30", "--trust-forwarded-for", "--rate-limit-scope", scope])
         try:
             wait_until(lambda: all(healthy(e.port) for e in endpoints), 60, "start-up")
             # A client address of its own (as the proxy would write it), so no other test shares its bucket.
