@@ -18,6 +18,9 @@ What it protects, and what it cannot on one machine:
   loopback port, from any 127.x source address): this cluster is a try-out for one trusted user. In
   production the instances listen on a private network that only the proxy reaches (a firewall or a
   private subnet), as in deploy/nginx/latchkey.conf.
+- nginx's access log (`nginx/access.log`) records the path without its query string: PassKeysDemo's
+  `?operation=update&displayName=…&credo=…` and Hanko's `?user_name=…` stay out of it. Its error log still
+  names the whole request line of a request that failed upstream (nginx cannot leave it out).
 """
 import json
 import os

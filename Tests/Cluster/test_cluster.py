@@ -7,11 +7,13 @@ soft-webauthn (PyPI) is the authenticator: it does not do user verification, so 
 --user-verification preferred.
 
 The cluster's own protections (security finding 10) are checked here too, on the same cluster: PostgreSQL
-refuses a connection without the cluster's password, and the password is on no command line.
+refuses a connection without the cluster's password, the password is on no command line, and nginx's
+access log has paths without their query strings.
 """
 import concurrent.futures
 import os
 import pathlib
+import secrets
 import signal
 import subprocess
 import sys
@@ -158,6 +160,27 @@ def test_the_database_password_is_in_a_private_file_and_on_no_command_line(clust
     # And their logs show the URL with the password masked.
     for index in range(cluster.count):
         assert password not in (cluster.directory / f"instance-{index}.log").read_text()
+
+
+def test_nginx_logs_the_path_without_its_query_string(cluster):
+    """PassKeysDemo's credo and display name, and Hanko's user name, travel in query strings; nginx's access
+    log keeps the path only."""
+    access_log = cluster.directory / "nginx" / "access.log"
+    marker = secrets.token_hex(8)
+    paths = {
+        f"/pkd-{marker}/index.php": f"?operation=update&displayName=Ada&credo=SECRETCREDO{marker}",
+        f"/hanko-{marker}/user": f"?user_name=SECRETNAME{marker}",
+    }
+    for path, query in paths.items():
+        status, _, _ = proxy(cluster).raw("GET", path + query, body=None)
+        assert status in (200, 400, 401, 404), status
+    # nginx writes the line as the request ends, right after the answer: give it a moment.
+    wait_until(lambda: all(path in access_log.read_text() for path in paths), 10, "both requests in nginx's access log")
+    text = access_log.read_text()
+    assert f"SECRETCREDO{marker}" not in text and f"SECRETNAME{marker}" not in text
+    for path in paths:
+        line = next(line for line in text.splitlines() if path in line)
+        assert f'"GET {path} HTTP/1.1"' in line, line
 
 
 def spawn(cluster, database, flags, count=3):
@@ -379,6 +402,11 @@ def test_the_sample_production_config_is_one_nginx_accepts(tmp_path):
     site = (HERE.parents[2] / "deploy" / "nginx" / "latchkey.conf").read_text()
     site = site.replace("/etc/letsencrypt/live/login.example.com/fullchain.pem", str(tmp_path / "cert.pem"))
     site = site.replace("/etc/letsencrypt/live/login.example.com/privkey.pem", str(tmp_path / "key.pem"))
+    # Every access log of the sample uses the format without query strings (finding 10).
+    access_logs = [line.strip() for line in site.splitlines() if line.strip().startswith("access_log")]
+    assert access_logs and all(line.endswith(" latchkey_no_query;") for line in access_logs), access_logs
+    assert "$request " not in site and "$request'" not in site and "$args" not in site
+    site = site.replace("/var/log/nginx/", f"{tmp_path}/")
     (tmp_path / "site.conf").write_text(site)
     (tmp_path / "nginx.conf").write_text(f"pid {tmp_path}/nginx.pid;\nerror_log {tmp_path}/error.log;\nevents {{}}\nhttp {{ include {tmp_path}/site.conf; }}\n")
     checked = subprocess.run(["/usr/sbin/nginx", "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf")], capture_output=True, text=True)
