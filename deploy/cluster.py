@@ -179,9 +179,11 @@ class Cluster:
     # Instances.
 
     def instance_environment(self):
-        """The environment of an instance: the database URL, password and all, is in LATCHKEY_DATABASE
+        """The environment of an instance: the key file every instance shares (it wraps the keys in the
+        database), and the database URL, password and all, in LATCHKEY_DATABASE
         (a `--database` among the flags would still win, and show in `ps`)."""
-        return {**os.environ, **self.env, "LATCHKEY_DATABASE": self.secret_database_url()}
+        return {**os.environ, "LATCHKEY_KEY_FILE": str(self.directory / "latchkey.key"), **self.env,
+                "LATCHKEY_DATABASE": self.secret_database_url()}
 
     def _spawn(self, index):
         log = open(self.directory / f"instance-{index}.log", "a")

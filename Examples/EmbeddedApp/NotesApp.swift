@@ -7,11 +7,14 @@ import NIOCore
 /// sign-in. Everything passkey-related is three lines — open Latchkey, mount it, put its middleware in
 /// front of the routes that need an account; the rest is the app's own.
 
-/// The app's request context: what Latchkey needs (the peer address, a place for the account).
+/// The app's request context: what Latchkey needs (the peer address, a place for the account), and
+/// Latchkey's gated JSON decoder for the app's own bodies — Hummingbird's default hands them straight to
+/// Foundation, which traps on JSON nested 513 deep.
 struct NotesContext: LatchkeyRequestContext {
     var coreContext: CoreRequestContextStorage
     let remoteAddress: SocketAddress?
     var latchkeyAccount: LatchkeyAccount?
+    var requestDecoder: LatchkeyJSONRequestDecoder { LatchkeyJSONRequestDecoder() }
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -48,7 +51,8 @@ func buildNotesApp(configuration: ServerConfiguration, notes: NoteStore = NoteSt
     signedIn.put { request, context -> NoteJSON in
         guard let account = context.latchkeyAccount else { throw HTTPError(.unauthorized) }
         let note = try await request.decode(as: NoteJSON.self, context: context)
-        guard note.text.count <= 1000 else { throw HTTPError(.badRequest, message: "A note holds at most 1000 characters.") }
+        // Counted in bytes: one "character" (grapheme cluster) can be 60 KB of combining marks.
+        guard note.text.utf8.count <= 4000 else { throw HTTPError(.badRequest, message: "A note holds at most 4000 bytes of UTF-8.") }
         await notes.setNote(note.text, of: account.id)
         return note
     }
@@ -56,8 +60,10 @@ func buildNotesApp(configuration: ServerConfiguration, notes: NoteStore = NoteSt
         Response(status: .seeOther, headers: [.location: "/auth/"])
     }
 
+    // `.latchkey(configuration)`: `latchkey serve`'s idle, head and body deadlines and connection bounds.
     return Application(
         router: router,
+        server: .latchkey(configuration),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Notes"),
         services: latchkey.services)
 }

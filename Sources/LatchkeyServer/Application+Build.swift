@@ -36,7 +36,7 @@ public func buildApplication(
 
     let application = Application(
         router: router,
-        server: .pinnedHTTP1(idleTimeout: configuration.idleTimeAmount, limiter: configuration.connectionLimiter),
+        server: .latchkey(configuration),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
         services: latchkey.services,
         eventLoopGroupProvider: .shared(loops),

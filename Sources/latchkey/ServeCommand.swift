@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the passkey API (and, with no flags, use ./latchkey.sqlite on http://localhost:8080).",
         discussion: """
             Environment: LATCHKEY_CONFIG (as --config), LATCHKEY_HOST, LATCHKEY_PORT, LATCHKEY_RP_ID, LATCHKEY_RP_NAME, LATCHKEY_ORIGIN (comma-separated), \
-            LATCHKEY_DATABASE, LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
+            LATCHKEY_DATABASE, LATCHKEY_KEY_FILE, LATCHKEY_MAX_PASSKEYS_PER_ACCOUNT, LATCHKEY_HEAD_TIMEOUT (seconds), LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
             LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LATCHKEY_RATE_LIMIT, \
             LATCHKEY_TRUST_FORWARDED_FOR (true or false), LATCHKEY_IDLE_TIMEOUT (seconds), LATCHKEY_MAX_CONNECTIONS, \
             LATCHKEY_MAX_CONNECTIONS_PER_CLIENT, LATCHKEY_DATABASE_POOL, LATCHKEY_DATABASE_TIMEOUT (seconds), \
@@ -32,6 +32,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("rp-name"), help: "The name shown by authenticators (default Latchkey).") var rpName: String?
     @Option(help: "An origin allowed to use the passkeys; repeat for several (default http://localhost:PORT).") var origin: [String] = []
     @Option(help: "sqlite:PATH (default sqlite:latchkey.sqlite) or postgres://user@host:port/database.") var database: String?
+    @Option(name: .customLong("key-file"), help: "The file whose key wraps the secret keys kept in the database, made (chmod 600) when absent; every instance on one database needs the same (default: latchkey.key beside the SQLite file, ./latchkey.key for PostgreSQL).")
+    var keyFile: String?
+    @Option(name: .customLong("max-passkeys-per-account"), help: "Passkeys one account may hold (default 100).")
+    var maxPasskeysPerAccount: Int?
+    @Option(name: .customLong("head-timeout"), help: "Seconds a request head may take from its first byte to its end (default 10; 0: none; never more than the idle time-out).")
+    var headTimeout: Int?
     @Option(name: .customLong("session-ttl"), help: "Session lifetime in seconds (default 86400).") var sessionTTL: Int?
     @Option(name: .customLong("challenge-ttl"), help: "Challenge lifetime in seconds (default 300).") var challengeTTL: Int?
     @Option(name: .customLong("user-verification"), help: "required (default) or preferred.") var userVerification: String?
@@ -144,6 +150,9 @@ struct ServeCommand: AsyncParsableCommand {
         let origins = origin.isEmpty ? list("LATCHKEY_ORIGIN") : origin
         c.origins = origins.isEmpty ? ["http://localhost:\(c.port)"] : origins
         if let text = database ?? env["LATCHKEY_DATABASE"] { c.database = try DatabaseLocation(parsing: text) }
+        c.keyFile = keyFile ?? env["LATCHKEY_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        c.maxPasskeysPerAccount = try integer(maxPasskeysPerAccount, "LATCHKEY_MAX_PASSKEYS_PER_ACCOUNT") ?? c.maxPasskeysPerAccount
+        if let seconds = try integer(headTimeout, "LATCHKEY_HEAD_TIMEOUT") { c.headTimeout = TimeInterval(seconds) }
         if let seconds = try integer(sessionTTL, "LATCHKEY_SESSION_TTL") { c.sessionTTL = TimeInterval(seconds) }
         if let seconds = try integer(challengeTTL, "LATCHKEY_CHALLENGE_TTL") { c.ceremonyTTL = TimeInterval(seconds) }
         if let text = userVerification ?? env["LATCHKEY_USER_VERIFICATION"] {

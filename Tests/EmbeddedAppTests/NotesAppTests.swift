@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -82,6 +85,48 @@ struct NotesAppTests {
         }
     }
 
+    @Test("the app's own bodies go through Latchkey's gate: JSON nested 513 deep is a 400, not a crash; a 60 KB \"character\" is refused (review 3, finding 9)")
+    func hostileNoteBodies() async throws {
+        let app = try await buildNotesApp(configuration: Self.configuration())
+        try await app.test(.router) { client in
+            let api = Client(client: client)
+            let ada = try await api.signUp("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
+            for depth in [513, 5000] {
+                let (status, _, _) = try await api.send(.put, "/notes", json: Data(String(repeating: "[", count: depth).utf8), token: ada)
+                #expect(status == .badRequest, "\(depth) deep")
+            }
+            let (nested, _, _) = try await api.send(.put, "/notes", json: Data(#"{"text":"a","x":\#(String(repeating: "[", count: 100))1\#(String(repeating: "]", count: 100))}"#.utf8), token: ada)
+            #expect(nested == .badRequest, "deeper than 64 inside a valid object")
+            let grapheme = "e" + String(repeating: "\u{301}", count: 30_000)
+            let (huge, _, _) = try await api.send(.put, "/notes", json: try JSONEncoder().encode(NoteJSON(text: grapheme)), token: ada)
+            #expect(huge == .badRequest)
+            let (wrong, _, _) = try await api.send(.put, "/notes", json: Data(#"{"txt":"a"}"#.utf8), token: ada)
+            #expect(wrong == .badRequest)
+            let (saved, _, _) = try await api.send(.put, "/notes", json: Data(#"{"text":"still fine"}"#.utf8), token: ada)
+            #expect(saved == .ok)
+        }
+    }
+
+    @Test("the app runs with latchkey serve's connection protections: a head that never finishes is closed at the head deadline, a silent connection is not (review 3, finding 9)")
+    func connectionProtections() async throws {
+        var configuration = Self.configuration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.headTimeout = 1
+        let app = try await buildNotesApp(configuration: configuration)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let started = ContinuousClock.now
+            let closedByServer = try HalfSentHead.send(to: port, waitingAtMost: 20)
+            #expect(closedByServer, "the server closed the connection")
+            // The idle time-out is 30 s; the head deadline is 1 s. 20 s is far from both, so this
+            // tells which one closed it without timing anything tightly.
+            #expect(ContinuousClock.now - started < .seconds(20))
+            let (status, _, _) = try await Client(client: client).send(.get, "/auth/app.js")
+            #expect(status == .ok, "and it still serves")
+        }
+    }
+
     @Test("the page is served under the prefix (the bare prefix redirects to it), the well-known documents at the root")
     func pageAndWellKnown() async throws {
         let app = try await buildNotesApp(configuration: Self.configuration())
@@ -99,5 +144,30 @@ struct NotesAppTests {
             #expect(unknown == .notFound)
             #expect(body.isEmpty || Self.errorCode(body) != nil, "the app's router answers unknown paths its own way")
         }
+    }
+}
+
+/// A raw TCP client that sends half a request head and waits for the server to close the connection.
+enum HalfSentHead {
+    /// True when the server closed the connection within `seconds`.
+    static func send(to port: Int, waitingAtMost seconds: Int) throws -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let head = Array("GET /auth/app.js HTTP/1.1\r\nHost: x\r\n".utf8)
+        _ = head.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        return count == 0 || (count < 0 && errno == ECONNRESET)
     }
 }

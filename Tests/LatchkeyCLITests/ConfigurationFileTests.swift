@@ -24,6 +24,9 @@ struct ConfigurationFileTests {
         rp-name = "Example"
         origin = ["https://login.example.com", "https://example.com"]
         database = "postgres://latchkey@db.internal:5432/latchkey"
+        key-file = "/etc/latchkey/latchkey.key"
+        max-passkeys-per-account = 20
+        head-timeout = 5
         session-ttl = 3600
         challenge-ttl = 120
         user-verification = "preferred"
@@ -88,6 +91,9 @@ struct ConfigurationFileTests {
         #expect(c.port == 9123)
         #expect(c.rpId == "example.com")
         #expect(c.rpName == "Example")
+        #expect(c.keyFile == "/etc/latchkey/latchkey.key")
+        #expect(c.maxPasskeysPerAccount == 20)
+        #expect(c.headTimeout == 5)
         #expect(c.origins == ["https://login.example.com", "https://example.com"])
         #expect(c.database == .postgres(url: "postgres://latchkey@db.internal:5432/latchkey"))
         #expect(c.sessionTTL == 3600)

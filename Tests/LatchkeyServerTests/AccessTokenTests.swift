@@ -131,7 +131,15 @@ struct AccessTokenTests {
                 #expect(reply.status == .ok && reply.text == #"{"active":false}"#, "\(name): \(reply.text)")
             }
             #expect(try await Self.introspect(api, token.text).json?["active"] as? Bool == true)
-            #expect(try await Self.introspect(api, session.token).json?["token_type"] as? String == "session")
+            // A session token is the account's full power: never active to a backend (review 3, finding 11).
+            #expect(try await Self.introspect(api, session.token).text == #"{"active":false}"#)
+            // A header nested 513 deep crashed the server through JWTKit's JSONDecoder (review 3, finding 1);
+            // so did it behind a well-formed header, in the payload and signature segments.
+            let deep = Base64URL.encode(Array(String(repeating: "[", count: 513).utf8))
+            for hostile in [deep + ".e30.c2ln", parts[0] + "." + deep + ".c2ln", parts[0] + "." + parts[1] + "." + deep, deep + "." + deep + "." + deep] {
+                let reply = try await Self.introspect(api, hostile)
+                #expect(reply.status == .ok && reply.text == #"{"active":false}"#, "\(hostile.prefix(40)): \(reply.text)")
+            }
             // Without the secret, or with another: 401, and nothing about the token.
             for secret in [nil, "not-the-secret-but-long-enough-to-look-like-one"] {
                 let reply = try await Self.introspect(api, token.text, secret: secret)

@@ -73,7 +73,7 @@ extension StoreTests {
             // An expired challenge's mark, for the purge to remove.
             let account = Self.account()
             try await stores[0].createAccount(account, credential: Self.credential([9], account: account.id))
-            try await stores[1].addCredential(Self.credential([8], account: account.id), challenge: Self.used(7, after: -1, now: now))
+            try await stores[1].addCredential(Self.credential([8], account: account.id), challenge: Self.used(7, after: -1 - Store.usedChallengeGrace, now: now))
             #expect(try await stores[0].usedChallengeCount() == 1)
 
             func round(at time: Date) async throws -> [Bool] {

@@ -95,7 +95,9 @@ class Server(Endpoint):
         """Starts the process (again, after `kill`) on the same port and database, and waits until it
         answers."""
         binary = os.environ.get("LATCHKEY_BIN", str(ROOT / ".build" / "debug" / "latchkey"))
-        environment = dict(os.environ, **(self.env or {}))
+        # The key file that wraps the database's keys, kept with this server's own files (the default for a
+        # PostgreSQL database would be ./latchkey.key in the working directory).
+        environment = dict(os.environ, LATCHKEY_KEY_FILE=os.path.join(self.directory.name, "latchkey.key"), **(self.env or {}))
         self.process = subprocess.Popen(
             [binary, "serve", "--port", str(self.port), "--database", self.database, *self.flags],
             stdout=self.log, stderr=self.log, env=environment,

@@ -124,9 +124,24 @@ def test_logout_makes_introspection_say_inactive_at_once(server):
     session = signed_up(server)
     token = access_token(server, session["token"])
     assert introspect(server, token)[1]["active"] is True
-    assert introspect(server, session["token"])[1]["token_type"] == "session"
+    # A session token is never active to a backend (review 3, finding 11): only access tokens are.
+    assert introspect(server, session["token"]) == (200, {"active": False})
     assert server.call("POST", "/api/logout", token=session["token"])[0] == 204
     assert introspect(server, token) == (200, {"active": False})
     assert introspect(server, session["token"]) == (200, {"active": False})
     # A backend that verifies offline still accepts it until `exp`: why the tokens are short-lived.
     assert verify(server, token)["sub"] == session["account"]["id"]
+
+
+def test_a_header_nested_513_deep_does_not_crash_the_server(server):
+    """Review 3, finding 1: JWTKit decoded the header with Foundation's JSONDecoder before any key or
+    signature check, and 513 `[` killed the process (SIGILL) — one request a backend relays. Every
+    segment is tried, each nesting just past Foundation's limit and at it."""
+    token = access_token(server, signed_up(server)["token"])
+    header, payload, signature = token.split(".")
+    for depth in (512, 513, 514, 10000):
+        deep = b64(b"[" * depth)
+        for hostile in (f"{deep}.e30.c2ln", f"{header}.{deep}.c2ln", f"{header}.{payload}.{deep}", f"{deep}.{deep}.{deep}"):
+            assert introspect(server, hostile) == (200, {"active": False}), (depth, hostile[:40])
+    assert server.process.poll() is None, "the server is still running"
+    assert introspect(server, token)[1]["active"] is True

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import WebAuthn
 
@@ -94,12 +95,22 @@ struct HankoController: Sendable {
     /// verifies the signature is the one used (usually there is one). Each try is a pure check that writes
     /// nothing; the real verification — challenge consumed once, sign count, UV — then runs once, in
     /// `CeremonyService`, as for any login. A handle no account has is the usual 404 `unknown_credential`.
+    ///
+    /// Anyone may send such an assertion for an account of their own, so the tries are capped at
+    /// `maximumCandidates`: one signature check per passkey made each request cost 62 µs × the account's
+    /// passkeys of event-loop time (308 ms at 5 000; third review, finding 2). An account with more
+    /// passkeys than that must name the one it used (the id every other client sends).
     private func credentialId(byUserHandleOf credential: AuthenticationResponseJSON) async throws -> [UInt8] {
         guard let text = credential.response.userHandle, let handle = Base64URL.decode(text), !handle.isEmpty,
               let accountId = try await store.accountId(userHandle: handle)
         else { throw APIError.unknownCredential }
         let candidates = try await store.credentials(accountId: accountId)
         guard let first = candidates.first else { throw APIError.unknownCredential }
+        guard candidates.count <= Self.maximumCandidates else {
+            throw APIError(
+                .badRequest, "credential_id_required",
+                "This account has more than \(Self.maximumCandidates) passkeys: send the id of the one used (id and rawId).")
+        }
         guard candidates.count > 1,
               let clientData = Base64URL.decode(credential.response.clientDataJSON).flatMap({ try? CollectedClientData(bytes: $0) }),
               let challenge = Base64URL.decode(clientData.challenge)
@@ -117,6 +128,10 @@ struct HankoController: Sendable {
         }
         return first.id
     }
+
+    /// The most passkeys tried for an assertion without a credential id: at most about half a
+    /// millisecond of signature checks (ES256; RSA-4096 keys cost more, still a few milliseconds).
+    static let maximumCandidates = 8
 
     // MARK: The session
 
@@ -137,7 +152,15 @@ struct HankoController: Sendable {
     }
 
     /// A GET that signs out, as the demo has it; see the type's comment for why that is safe here.
+    ///
+    /// A sibling subdomain is the same *site*, so `SameSite=Strict` does not stop it from embedding
+    /// `<img src=/logout>`; a browser says where a request came from in `Sec-Fetch-Site`, and only a
+    /// navigation of our own (`same-origin`), one the person started (`none`), or a client that does not
+    /// say (a native app) signs out. Anything else is sent home with the session kept.
     func logout(_ request: Request) async throws -> Response {
+        if let site = Self.secFetchSite.flatMap({ request.headers[$0] }), site != "same-origin", site != "none" {
+            return redirectHome(clearingCookie: false)
+        }
         try await endCookieSession(request)
         return redirectHome(clearingCookie: true)
     }
@@ -166,23 +189,37 @@ struct HankoController: Sendable {
         return Response(status: .temporaryRedirect, headers: headers)
     }
 
-    /// A POST from a browser carries `Origin`; it must be this relying party's. None: a native client.
+    /// A POST from a browser carries `Origin`; it must be this relying party's. Without `Origin` the
+    /// sender is a native client (Shiny sends neither header) or a browser that left it out: these
+    /// routes take `text/plain` bodies, which a cross-site form can send, so a request without `Origin`
+    /// must also say it is not cross-site — no `Sec-Fetch-Site` at all (not a browser), or `same-origin`
+    /// (third review, finding 7: login CSRF must not rest on `Origin` alone).
     private func checkOrigin(_ request: Request) throws {
-        if let origin = request.headers[.origin], !configuration.relyingParty.origins.contains(origin) {
-            throw APIError(.forbidden, "origin_not_allowed", "This request must come from this site's own pages.")
+        if let origin = request.headers[.origin] {
+            guard configuration.relyingParty.origins.contains(origin) else {
+                throw APIError(.forbidden, "origin_not_allowed", "This request must come from this site's own pages.")
+            }
+        } else if let site = Self.secFetchSite.flatMap({ request.headers[$0] }), site != "same-origin" {
+            throw APIError(.forbidden, "origin_required", "A browser request must carry this site's Origin header.")
         }
     }
 
+    private static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")
+
+    /// Escapes per Unicode scalar, not per `Character`: a Prepend scalar (U+0600, U+110BD, …) forms one
+    /// grapheme cluster with the `<` after it, which then compares unequal to `"<"` and went out raw
+    /// (third review, finding 6).
     static func escapeHTML(_ text: String) -> String {
         var escaped = ""
-        for character in text {
-            switch character {
+        escaped.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": escaped += "&amp;"
             case "<": escaped += "&lt;"
             case ">": escaped += "&gt;"
             case "\"": escaped += "&quot;"
             case "'": escaped += "&#39;"
-            default: escaped.append(character)
+            default: escaped.unicodeScalars.append(scalar)
             }
         }
         return escaped

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOCore
 import WebAuthn
@@ -26,6 +27,11 @@ public struct ServerConfiguration: Sendable {
     public var rpName = "Latchkey"
     public var origins = ["http://localhost:8080"]
     public var database = DatabaseLocation.sqlite(path: "latchkey.sqlite")
+    /// The file holding the key that wraps the server's secret keys in the database (`KeyFile`), created
+    /// with mode 600 on first start when absent. Nil: `latchkey.key` beside a SQLite database file,
+    /// `./latchkey.key` for PostgreSQL (every instance must then be given the same file), and a key in
+    /// memory only for an in-memory database.
+    public var keyFile: String?
     /// PostgreSQL connections in all (per instance).
     public var databasePoolSize = 8
     /// Seconds a unit of database work may take, waiting for a connection included; past it the request
@@ -33,6 +39,15 @@ public struct ServerConfiguration: Sendable {
     public var databaseTimeout: TimeInterval = 5
     public var sessionTTL: TimeInterval = 24 * 3600
     public var ceremonyTTL: TimeInterval = 5 * 60
+    /// Passkeys one account may hold. Every account route, and Hanko's login without a credential id,
+    /// does work in proportion to them: unbounded, one signed-in caller with 5 000 passkeys held the
+    /// event loop for 90 ms a request (third review, findings 2 and 3). People have a handful; 100 is
+    /// generous.
+    public var maxPasskeysPerAccount = 100
+    /// Adding a passkey needs a session at most this many seconds old: a passkey outlives every session,
+    /// so a leaked session token must not be able to plant one (third review, finding 11). An older
+    /// session gets 403 `recent_sign_in_required`, and the page asks for a passkey first.
+    public var addPasskeyWindow: TimeInterval = 10 * 60
     public var userVerification = RelyingParty.UserVerificationPolicy.required
     public var attestation = AttestationPreference.none
     public var appleAppIds: [String] = []
@@ -59,8 +74,13 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a connection may stay open without a complete request part: an idle keep-alive
     /// connection, or a request head that never finishes (slowloris). 0: never closed for idling.
     public var idleTimeout: TimeInterval = 30
-    /// Open connections in all (0: no bound). Each holds a socket and buffers; beyond the bound a new
-    /// connection is closed at once.
+    /// Seconds a request head may take from its first byte to its last (0: only the idle time-out
+    /// applies). Short, because a half-sent head costs its sender nothing (third review, finding 5);
+    /// never longer than the idle time-out.
+    public var headTimeout: TimeInterval = 10
+    /// Open connections in all (0: no bound). Each holds a socket and buffers; at the bound a new
+    /// connection takes the slot of the one that has waited longest without a complete request (see
+    /// `ConnectionLimiter`), and is closed at once only when every connection is answering a request.
     public var maxConnections = 4096
     /// Open connections from one client address (an IPv6 /64 counts as one); not applied with
     /// `trustForwardedFor`, where every connection comes from the proxy. A browser opens at most six per
@@ -124,6 +144,12 @@ public struct ServerConfiguration: Sendable {
         guard ceremonyTTL > 0, ceremonyTTL <= Self.maximumCeremonyTTL else {
             throw Invalid(description: "the challenge lifetime must be between 1 and \(Int(Self.maximumCeremonyTTL)) seconds (one hour), not \(ceremonyTTL)")
         }
+        guard (1...10_000).contains(maxPasskeysPerAccount) else {
+            throw Invalid(description: "the passkeys per account must be between 1 and 10000, not \(maxPasskeysPerAccount)")
+        }
+        guard addPasskeyWindow >= 10, addPasskeyWindow <= Self.maximumSessionTTL else {
+            throw Invalid(description: "the window for adding a passkey after signing in must be between 10 seconds and 400 days, not \(addPasskeyWindow)")
+        }
         guard rateLimit >= 0 else { throw Invalid(description: "the rate limit must be 0 (none) or a number of requests per minute, not \(rateLimit)") }
         if rateLimitScope == .database, !database.isPostgres {
             throw Invalid(description: "a rate limit shared in the database (--rate-limit-scope database) needs a PostgreSQL database")
@@ -148,6 +174,9 @@ public struct ServerConfiguration: Sendable {
         }
         guard idleTimeout >= 0, idleTimeout <= 3600 else {
             throw Invalid(description: "the idle time-out must be between 0 (none) and 3600 seconds, not \(idleTimeout)")
+        }
+        guard headTimeout >= 0, headTimeout <= 3600 else {
+            throw Invalid(description: "the request-head time-out must be between 0 (none) and 3600 seconds, not \(headTimeout)")
         }
         guard maxConnections >= 0 else { throw Invalid(description: "the connection limit must be 0 (none) or a number of connections, not \(maxConnections)") }
         guard maxConnectionsPerClient >= 0 else {
@@ -181,6 +210,30 @@ public struct ServerConfiguration: Sendable {
     /// The idle time-out as NIO takes it; nil for none.
     var idleTimeAmount: TimeAmount? {
         idleTimeout > 0 ? .milliseconds(Int64(idleTimeout * 1000)) : nil
+    }
+
+    /// The key file in use: as configured, or the default for the database; nil for a key in memory.
+    public var effectiveKeyFile: String? {
+        if let keyFile { return keyFile }
+        switch database {
+        case .sqlite(let path): return URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("latchkey.key").path
+        case .sqliteMemory: return nil
+        case .postgres: return "latchkey.key"
+        }
+    }
+
+    var keyFileDescription: String { effectiveKeyFile.map { "the key file \($0)" } ?? "this process's in-memory key" }
+
+    /// The key-encryption key, from the key file (made when absent), or a new one in memory.
+    func keyEncryptionKey() throws(Invalid) -> SymmetricKey {
+        guard let path = effectiveKeyFile else { return SymmetricKey(size: .bits256) }
+        return try KeyFile.loadOrCreate(at: path)
+    }
+
+    /// The first head's deadline as NIO takes it: `headTimeout`, at most the idle time-out; nil for none.
+    var headTimeAmount: TimeAmount? {
+        let seconds = [headTimeout, idleTimeout].filter { $0 > 0 }.min()
+        return seconds.map { .milliseconds(Int64($0 * 1000)) }
     }
 
     /// The event-loop threads to run: `threads`, or one per core when it is 0.

@@ -75,10 +75,10 @@ public struct Latchkey: Sendable {
         }
         let store = Store(connections: connections)
         do {
+            let vault = ServerKeyVault(store: store, key: try configuration.keyEncryptionKey(), source: configuration.keyFileDescription)
             // One key for every instance on this database, made by whichever starts first.
             let sealer = try ChallengeSealer(
-                key: try await store.serverKey(named: "challenge-seal", make: { RandomBytes.make(ChallengeSealer.keyByteCount) }),
-                rpId: configuration.rpId)
+                key: try await vault.key(named: ChallengeSealer.keyName, byteCount: ChallengeSealer.keyByteCount), rpId: configuration.rpId)
             let sessions = SessionService(store: store, ttl: configuration.sessionTTL, now: now)
             let registry = PrometheusCollectorRegistry()
             let metricsFactory = PrometheusMetricsFactory(registry: registry)
@@ -86,7 +86,7 @@ public struct Latchkey: Sendable {
                 store: store, sealer: sealer, configuration: configuration, sessions: sessions,
                 metrics: CeremonyMetrics(factory: metricsFactory), now: now)
             let issuer = configuration.accessTokens ? AccessTokenIssuer(
-                store: store, settings: .init(
+                store: store, vault: vault, settings: .init(
                     ttl: configuration.accessTokenTTL, keyLifetime: configuration.signingKeyLifetime,
                     issuer: configuration.effectiveTokenIssuer, audience: configuration.tokenAudience),
                 now: now) : nil

@@ -19,7 +19,8 @@ struct CeremonyController: Sendable {
     func registrationOptions(_ request: Request) async throws -> Response {
         let body = try await RequestBody.read(request).map { try RequestBody.decode(RegistrationOptionsRequest.self, from: $0) }
         if let caller = try await authentication.caller(of: request) {
-            let options = try await ceremonies.addPasskeyOptions(accountId: caller.accountId, name: body?.name)
+            guard let session = try await ceremonies.sessions.details(for: caller.token) else { throw APIError.notAuthenticated }
+            let options = try await ceremonies.addPasskeyOptions(session: session, name: body?.name)
             return try JSONResponse.make(.ok, OptionsResponse(publicKey: options))
         }
         guard let displayName = body?.displayName else {

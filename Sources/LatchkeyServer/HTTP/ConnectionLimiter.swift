@@ -3,8 +3,17 @@ import NIOCore
 
 /// Bounds the open connections: in all, and per client address (an IPv6 /64 counting as one, as for the
 /// rate limiter). Each open connection holds a socket, buffers and a task; without a bound 3 000
-/// half-sent requests from one client were held open and kept their memory. A connection over either
-/// bound is closed as soon as it is accepted, before anything is read from it.
+/// half-sent requests from one client were held open and kept their memory.
+///
+/// Over the per-client bound a new connection is closed as soon as it is accepted. At the total bound,
+/// refusing the newcomer would let anyone with a few addresses lock everyone out: 16 addresses × 256
+/// half-sent heads held every slot of the defaults until the idle time-out, and renewed them (third
+/// review, finding 5). So at the total bound the newcomer takes the slot of the connection that has
+/// waited longest without doing anything useful — waiting for a request head (a half-sent head looks
+/// the same) or for the rest of a body — and that connection is closed. A connection whose request is
+/// complete and being answered is never chosen; only when every connection is busy is the newcomer
+/// refused. A slow attacker's connections are therefore the ones that go, and a client that sends its
+/// request at once is served.
 ///
 /// Behind a reverse proxy every connection comes from the proxy, so the per-address bound is left to
 /// the proxy (`perClient` nil) and only the total applies.
@@ -13,9 +22,55 @@ final class ConnectionLimiter: Sendable {
     let perClient: Int?
     private let state = NIOLockedValueBox(State())
 
+    /// What a connection is doing, for choosing which one makes room.
+    enum Activity: Sendable, Equatable {
+        /// Accepted, or between requests: waiting for a head (possibly half-sent).
+        case waiting
+        /// A head came; the body is still arriving.
+        case receiving
+        /// The request is complete and being answered: never closed to make room.
+        case answering
+    }
+
+    private struct Entry {
+        let client: RateLimitClient?
+        var activity: Activity
+        /// When the connection last made progress, as a tick of `State.clock`: the smallest is the one
+        /// that has waited longest.
+        var since: UInt64
+        let close: @Sendable () -> Void
+    }
+
     private struct State {
-        var open = 0
+        var entries: [UInt64: Entry] = [:]
         var byClient: [RateLimitClient: Int] = [:]
+        var nextID: UInt64 = 0
+        /// Counts state changes; orders connections by their last progress without reading a clock.
+        var clock: UInt64 = 0
+        var evicted = 0
+
+        mutating func tick() -> UInt64 {
+            clock &+= 1
+            return clock
+        }
+
+        mutating func remove(_ id: UInt64) -> Entry? {
+            guard let entry = entries.removeValue(forKey: id) else { return nil }
+            if let client = entry.client, let count = byClient[client] {
+                byClient[client] = count > 1 ? count - 1 : nil
+            }
+            return entry
+        }
+
+        /// The connection that has waited longest while not answering a request.
+        func longestWaiting() -> UInt64? {
+            var found: (id: UInt64, since: UInt64)?
+            for (id, entry) in entries where entry.activity != .answering {
+                if let current = found, current.since <= entry.since { continue }
+                found = (id, entry.since)
+            }
+            return found?.id
+        }
     }
 
     init(total: Int, perClient: Int?) {
@@ -23,33 +78,63 @@ final class ConnectionLimiter: Sendable {
         self.perClient = perClient.map { max($0, 1) }
     }
 
-    /// Counts a new connection from `address` if it fits, and returns what to call when it closes; nil
-    /// means it does not fit and must be closed.
-    func open(from address: SocketAddress?) -> (@Sendable () -> Void)? {
+    /// Counts a new connection from `address` if it fits, closing (with its `close`) the connection that
+    /// has waited longest when the total is reached; nil means it does not fit and must be closed.
+    /// `close` is how this limiter closes the new connection should it later have to make room.
+    func open(from address: SocketAddress?, close: @escaping @Sendable () -> Void) -> Connection? {
         let client = perClient == nil ? nil : address.flatMap(RateLimitClient.init)
-        let admitted = state.withLockedValue { state -> Bool in
-            guard state.open < total else { return false }
-            if let client, let perClient {
-                let current = state.byClient[client, default: 0]
-                guard current < perClient else { return false }
-                state.byClient[client] = current + 1
+        let outcome = state.withLockedValue { state -> (id: UInt64, evicted: Entry?)? in
+            if let client, let perClient, state.byClient[client, default: 0] >= perClient { return nil }
+            var evicted: Entry?
+            if state.entries.count >= total {
+                guard let victim = state.longestWaiting() else { return nil }
+                evicted = state.remove(victim)
+                state.evicted += 1
             }
-            state.open += 1
-            return true
+            if let client { state.byClient[client, default: 0] += 1 }
+            let id = state.nextID
+            state.nextID &+= 1
+            state.entries[id] = Entry(client: client, activity: .waiting, since: state.tick(), close: close)
+            return (id, evicted)
         }
-        guard admitted else { return nil }
-        return { [state] in
-            state.withLockedValue { state in
-                state.open -= 1
-                if let client, let count = state.byClient[client] {
-                    state.byClient[client] = count > 1 ? count - 1 : nil
-                }
-            }
+        guard let outcome else { return nil }
+        outcome.evicted?.close()
+        return Connection(limiter: self, id: outcome.id)
+    }
+
+    fileprivate func record(_ activity: Activity, of id: UInt64) {
+        state.withLockedValue { state in
+            guard state.entries[id] != nil else { return }
+            let since = state.tick()
+            state.entries[id]?.activity = activity
+            state.entries[id]?.since = since
         }
     }
 
+    fileprivate func release(_ id: UInt64) {
+        _ = state.withLockedValue { $0.remove(id) }
+    }
+
     /// Open connections now (tests, metrics).
-    var openConnections: Int { state.withLockedValue { $0.open } }
+    var openConnections: Int { state.withLockedValue { $0.entries.count } }
+
+    /// Connections closed so far to make room for newer ones.
+    var evictedConnections: Int { state.withLockedValue { $0.evicted } }
+
+    /// One counted connection: its handler reports what it is doing, and its close gives the slot back
+    /// (a second close, or one after it was closed to make room, changes nothing).
+    final class Connection: Sendable {
+        private let limiter: ConnectionLimiter
+        private let id: UInt64
+
+        fileprivate init(limiter: ConnectionLimiter, id: UInt64) {
+            self.limiter = limiter
+            self.id = id
+        }
+
+        func record(_ activity: Activity) { limiter.record(activity, of: id) }
+        func closed() { limiter.release(id) }
+    }
 }
 
 /// Why a connection was closed at once.

@@ -3,11 +3,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import WebAuthn
 
 /// Sign-in for other backends: `POST /api/token` turns the caller's session into a short-lived signed
 /// access token, `/.well-known/jwks.json` publishes the keys that verify it, and `POST /api/introspect`
-/// (RFC 7662) answers a backend that prefers to ask whether a token — access token or session token —
-/// is active. Each answers 404 `not_enabled` while its option is off (the routes are always there, so
+/// (RFC 7662) answers a backend that prefers to ask whether an access token is active (never a
+/// session token: see `describe`). Each answers 404 `not_enabled` while its option is off (the routes are always there, so
 /// the API document is the same for every configuration).
 struct TokenController: Sendable {
     let issuer: AccessTokenIssuer?
@@ -91,22 +92,33 @@ struct TokenController: Sendable {
         return try JSONResponse.make(.ok, try await describe(token))
     }
 
-    /// What introspection says about `token`: a session token (43 base64url characters) is active while
-    /// its session is; anything else is tried as an access token.
+    /// What introspection says about `token`. Only access tokens can be active. A session token is
+    /// the account's full power (it deletes the account, and with a recent sign-in adds a passkey), so
+    /// a backend must never be the place it travels to; such a backend gets `POST /api/token`'s access
+    /// token from its client instead, which grants nothing at Latchkey (third review, finding 11). A
+    /// session token is answered `active: false` like any other string.
+    ///
+    /// An access token is refused before JWTKit sees it when its header segment could not be a header
+    /// of ours, and JWTKit's own JSON decoding is gated too (`GatedJSONDecoder`, finding 1).
     private func describe(_ token: String) async throws -> IntrospectionResponse {
         let inactive = IntrospectionResponse(active: false)
-        if RequestAuthentication.isWellFormed(token) {
-            guard let session = try await sessions.details(for: token) else { return inactive }
-            return IntrospectionResponse(
-                active: true, token_type: "session", sub: session.accountId, exp: Self.seconds(session.expiresAt),
-                iat: Self.seconds(session.createdAt), auth_time: Self.seconds(session.createdAt), amr: AccessTokenClaims.methods(of: session))
-        }
-        guard let issuer, token.utf8.count <= 4096, let found = try await issuer.introspect(token) else { return inactive }
+        guard let issuer, !RequestAuthentication.isWellFormed(token), token.utf8.count <= 4096,
+              Self.plausibleHeader(of: token), let found = try await issuer.introspect(token)
+        else { return inactive }
         let claims = found.claims
         return IntrospectionResponse(
             active: true, token_type: "access_token", sub: claims.sub.value, iss: claims.iss.value, aud: claims.aud?.value.first,
             exp: Self.seconds(claims.exp.value), iat: Self.seconds(claims.iat.value), auth_time: claims.authTime, amr: claims.amr,
             sid: claims.sid)
+    }
+
+    /// Whether the token's first segment is at most 512 base64url characters (this server's headers are
+    /// about 80) that decode to a JSON document the strict parser accepts.
+    static func plausibleHeader(of token: String) -> Bool {
+        guard let header = token.utf8.split(separator: UInt8(ascii: "."), maxSplits: 1, omittingEmptySubsequences: false).first,
+              header.count <= 512, let bytes = Base64URL.decode(String(decoding: header, as: UTF8.self))
+        else { return false }
+        return (try? GatedJSONDecoder.check(bytes, limit: 512)) != nil
     }
 
     /// The `token` parameter of an `application/x-www-form-urlencoded` body (RFC 7662 §2.1).

@@ -189,11 +189,34 @@ function cancelConditionalLogin() {
   }
 }
 
+// Adding a passkey needs a recent sign-in (a passkey outlives every session): when the server asks for
+// one, the person confirms with a passkey they already have, then the options are asked for again.
+// Null when the confirmation signed in to another account (the page then shows that one).
+async function addPasskeyOptions() {
+  try {
+    return await api("POST", "api/registration/options", {});
+  } catch (e) {
+    if (!(e instanceof ApiError && e.code === "recent_sign_in_required")) throw e;
+  }
+  say("First confirm it is you: choose one of your passkeys for this account.");
+  const request = await api("POST", "api/login/options");
+  const credential = await navigator.credentials.get({ publicKey: requestOptions(request.publicKey) });
+  const result = await api("POST", "api/login/verify", { credential: credentialJSON(credential) });
+  if (result.account.id !== account?.id) {
+    showAccount(result.account);
+    warn(`That passkey belongs to ${result.account.displayName}, so you are now signed in as them. Add the passkey again if you meant to.`);
+    return null;
+  }
+  say("Confirmed. Your device will now ask you to save another passkey.");
+  return await api("POST", "api/registration/options", {});
+}
+
 async function addPasskey() {
   await whileBusy($("add-passkey"), "Creating a passkey…", async () => {
     say("Your device will ask you to save another passkey for Latchkey.");
     try {
-      const options = await api("POST", "api/registration/options", {});
+      const options = await addPasskeyOptions();
+      if (!options) return;
       rpId = options.publicKey.rp.id ?? rpId;
       const credential = await navigator.credentials.create({ publicKey: creationOptions(options.publicKey) });
       const result = await api("POST", "api/registration/verify", { credential: credentialJSON(credential) });

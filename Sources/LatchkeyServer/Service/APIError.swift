@@ -41,6 +41,11 @@ struct APIError: Error, Sendable, Equatable {
     static let unknownChallenge = APIError(
         .unauthorized, "unknown_challenge", "The challenge is unknown, expired or already used; start the ceremony again.")
     static let unknownCredential = APIError(.notFound, "unknown_credential", "This passkey is not registered here.")
+    static let recentSignInRequired = APIError(
+        .forbidden, "recent_sign_in_required", "Adding a passkey needs a recent sign-in: sign in with one of your passkeys again, then add it.")
+    static func tooManyPasskeys(_ limit: Int) -> APIError {
+        APIError(.conflict, "too_many_passkeys", "This account already has \(limit) passkeys, the most it may hold; remove one first.")
+    }
     static let databaseUnavailable = APIError(
         .unavailable, "database_unavailable", "The database cannot be reached right now; nothing was changed. Try again in a few seconds.")
 }

@@ -11,7 +11,9 @@ import WebAuthn
 /// instance signs with the same key, and a restart does not change it. The JWKS holds p−1 (tokens
 /// signed just before a rotation stay valid for up to a token lifetime, which is never longer than a
 /// period), p, and p+1 (published a period ahead, so a verifier that caches the JWKS knows a key
-/// before the first token signed with it). Older keys are deleted: no valid token needs them.
+/// before the first token signed with it). Older keys are deleted: no valid token needs them. All three
+/// are kept wrapped under the key file's key (`ServerKeyVault`): the next period's key must exist a
+/// period ahead for its public half to be published, and a copy of the database alone cannot use it.
 actor AccessTokenIssuer {
     struct Settings: Sendable {
         var ttl: TimeInterval
@@ -37,11 +39,14 @@ actor AccessTokenIssuer {
 
     let settings: Settings
     private let store: Store
+    /// Where the signing keys are kept, wrapped (`ServerKeyVault`).
+    private let vault: ServerKeyVault
     private let now: @Sendable () -> Date
     private var keys: Keys?
 
-    init(store: Store, settings: Settings, now: @escaping @Sendable () -> Date) {
+    init(store: Store, vault: ServerKeyVault, settings: Settings, now: @escaping @Sendable () -> Date) {
         self.store = store
+        self.vault = vault
         self.settings = settings
         self.now = now
     }
@@ -91,10 +96,10 @@ actor AccessTokenIssuer {
     private func current(at date: Date) async throws -> Keys {
         let period = Int64((date.timeIntervalSince1970 / settings.keyLifetime).rounded(.down))
         if let keys, keys.period == period { return keys }
-        let collection = JWTKeyCollection()
+        let collection = JWTKeyCollection.gated()
         var published: [(Int64, P256.Signing.PublicKey)] = []
         for each in [period - 1, period, period + 1] {
-            let raw = try await store.serverKey(named: Self.keyName(each), make: { Array(P256.Signing.PrivateKey().rawRepresentation) })
+            let raw = try await vault.key(named: Self.keyName(each), byteCount: 32)
             let key = try P256.Signing.PrivateKey(rawRepresentation: raw)
             await collection.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: Self.kid(each)))
             published.append((each, key.publicKey))

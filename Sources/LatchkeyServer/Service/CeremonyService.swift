@@ -45,9 +45,17 @@ struct CeremonyService: Sendable {
         return creationOptions(challenge: challenge, userHandle: userHandle, userName: name, displayName: name, exclude: [])
     }
 
-    func addPasskeyOptions(accountId: String, name: String?) async throws -> PublicKeyCredentialCreationOptionsJSON {
+    /// Options to add a passkey to the account of `session`, which must be recent (a passkey outlives
+    /// every session) and whose account must have room for one more.
+    func addPasskeyOptions(session: SessionDetails, name: String?) async throws -> PublicKeyCredentialCreationOptionsJSON {
+        guard session.createdAt >= now() - configuration.addPasskeyWindow else { throw APIError.recentSignInRequired }
+        let accountId = session.accountId
         guard let account = try await store.account(id: accountId) else { throw APIError.notAuthenticated }
         let existing = try await store.credentials(accountId: accountId)
+        guard existing.count < configuration.maxPasskeysPerAccount else {
+            metrics.failed(.addPasskey, reason: APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount).code)
+            throw APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount)
+        }
         let passkeyName = try name.map(InputRules.passkeyName) ?? "Passkey \(existing.count + 1)"
         let challenge = sealer.seal(PendingCeremony(
             kind: .addPasskey, accountId: accountId, userHandle: account.userHandle, displayName: passkeyName,
@@ -110,7 +118,7 @@ struct CeremonyService: Sendable {
         do {
             switch ceremony.kind {
             case .addPasskey:
-                try await store.addCredential(record, challenge: used)
+                try await store.addCredential(record, challenge: used, limit: configuration.maxPasskeysPerAccount)
                 metrics.succeeded(kind)
                 return .addedPasskey(record)
             default:
@@ -127,6 +135,9 @@ struct CeremonyService: Sendable {
         } catch Store.Failure.challengeUsed {
             metrics.failed(kind, reason: APIError.unknownChallenge.code)
             throw APIError.unknownChallenge
+        } catch Store.Failure.tooManyPasskeys {
+            metrics.failed(kind, reason: APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount).code)
+            throw APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount)
         } catch Store.Failure.duplicate {
             // §7.1 step 27: a credential id may be registered only once.
             metrics.failed(kind, reason: "credential_exists")

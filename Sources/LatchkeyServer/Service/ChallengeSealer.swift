@@ -3,7 +3,8 @@ import Foundation
 
 /// Seals a `PendingCeremony` into the challenge itself (ChaCha20-Poly1305 under a 256-bit server key),
 /// so that options cost no database write and an anonymous flood of them stores nothing (issue 12), and a
-/// login commits once (issue 16). Any instance holding the key — it lives in the database — can open the
+/// login commits once (issue 16). Any instance holding the key — it lives in the database, wrapped under the
+/// key file's key (`ServerKeyVault`) — can open the
 /// challenge of any other. Opening authenticates everything: a challenge that was not made here, was
 /// changed in any bit, was made for another relying party ID or has expired opens to nil.
 ///
@@ -17,6 +18,8 @@ import Foundation
 struct ChallengeSealer: Sendable {
     static let version: UInt8 = 1
     static let keyByteCount = 32
+    /// The key's row in `server_keys` (wrapped: `ServerKeyVault`).
+    static let keyName = "challenge-seal"
     private static let absent: UInt16 = 0xFFFF
 
     private let key: SymmetricKey

@@ -11,6 +11,8 @@ struct Store: Sendable {
         case duplicate
         /// The ceremony's challenge already completed a ceremony.
         case challengeUsed
+        /// The account already holds as many passkeys as it may.
+        case tooManyPasskeys
         /// A server key was neither there nor insertable (never expected: the insert ignores conflicts).
         case missingServerKey
     }
@@ -20,14 +22,22 @@ struct Store: Sendable {
     /// Records that a challenge completed its ceremony: true the first time, false when it already had
     /// (on both databases a racing second insert waits for the first to commit, then finds it). Runs
     /// inside the ceremony's own transaction, so the mark and the ceremony's writes commit together.
+    /// How long a used challenge's mark outlives the challenge. Instances of a cluster each read their
+    /// own clock: without a margin, an instance whose clock runs ahead purges a mark while one whose
+    /// clock runs behind still opens the challenge, and a captured assertion could be replayed for as
+    /// long as the skew (third review, finding 8). Clocks kept by NTP are within milliseconds; a minute
+    /// covers a badly kept one, and costs only a minute more of marks.
+    static let usedChallengeGrace: TimeInterval = 60
+
     private static func useChallenge(_ challenge: UsedChallenge, on db: any SQLDatabase) async throws -> Bool {
         try await db.changedRows(StoreQuery(SQL.useChallenge, .blob(challenge.digest), .milliseconds(challenge.expiresAt))) == 1
     }
 
-    /// Removes the marks of challenges that have expired (an expired challenge no longer opens).
+    /// Removes the marks of challenges that expired more than `usedChallengeGrace` ago (an expired
+    /// challenge no longer opens).
     func purgeUsedChallenges(now: Date) async throws {
         try await connections.withConnection { db in
-            try await db.run(StoreQuery(SQL.purgeUsedChallenges, .milliseconds(now)))
+            try await db.run(StoreQuery(SQL.purgeUsedChallenges, .milliseconds(now - Self.usedChallengeGrace)))
         }
     }
 
@@ -48,6 +58,20 @@ struct Store: Sendable {
                 throw Failure.missingServerKey
             }
             return [UInt8](try row.decode(column: "secret", as: Data.self))
+        }
+    }
+
+    /// Replaces the stored secret of key `name` with `secret`, if it is still `old`.
+    func replaceServerKey(named name: String, secret: [UInt8], ifStill old: [UInt8]) async throws {
+        try await connections.withConnection { db in
+            try await db.run(StoreQuery(SQL.replaceServerKey, .text(name), .blob(secret), .blob(old)))
+        }
+    }
+
+    /// Deletes every secret key (`latchkey keys rotate`): the next start makes new ones. Returns how many.
+    func deleteAllServerKeys() async throws -> Int {
+        try await connections.withConnection { db in
+            try await db.changedRows(StoreQuery(SQL.deleteAllServerKeys))
         }
     }
 
@@ -79,9 +103,18 @@ struct Store: Sendable {
         }
     }
 
-    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge? = nil) async throws {
+    /// Adds a passkey to an existing account, in the transaction that uses the ceremony's challenge,
+    /// unless the account already holds `limit` (counted with the account's row locked, so concurrent
+    /// additions cannot both see room for one).
+    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge? = nil, limit: Int = .max) async throws {
         try await connections.transaction { db in
             if let challenge, try await !Self.useChallenge(challenge, on: db) { throw Failure.challengeUsed }
+            if limit < .max {
+                try await db.run(StoreQuery(SQL.lockAccount, .text(credential.accountId)))
+                let count = try await db.first(StoreQuery(SQL.countAccountCredentials, .text(credential.accountId)))?
+                    .decode(column: "n", as: Int.self) ?? 0
+                guard count < limit else { throw Failure.tooManyPasskeys }
+            }
             try await insert(credential, on: db)
         }
     }

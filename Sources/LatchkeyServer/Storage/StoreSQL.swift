@@ -13,6 +13,8 @@ enum SQL {
         INSERT INTO server_keys (name, secret, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING
         """)
     static let serverKey = StoreStatement("SELECT secret FROM server_keys WHERE name = $1")
+    static let replaceServerKey = StoreStatement("UPDATE server_keys SET secret = $2 WHERE name = $1 AND secret = $3")
+    static let deleteAllServerKeys = StoreStatement("DELETE FROM server_keys RETURNING name")
     static let deleteServerKeys = StoreStatement("DELETE FROM server_keys WHERE name LIKE $1 AND name < $2")
 
     // MARK: Accounts
@@ -48,6 +50,7 @@ enum SQL {
     static let accountCredentials = StoreStatement(
         "SELECT \(credentialColumns) FROM credentials WHERE account_id = $1 ORDER BY created_at, id")
     static let accountCredentialIds = StoreStatement("SELECT id FROM credentials WHERE account_id = $1")
+    static let countAccountCredentials = StoreStatement("SELECT count(*) AS n FROM credentials WHERE account_id = $1")
     /// The login's look-up: a credential and its account in one query, the account's columns prefixed `a_`.
     static let credentialWithAccount = StoreStatement("""
         SELECT \(credentialColumns.split(separator: ",").map { "c." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")),
