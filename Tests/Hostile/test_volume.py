@@ -15,15 +15,18 @@ import hostile_traffic  # noqa: E402
 from latchkey_server import Server  # noqa: E402
 
 COUNT = int(os.environ.get("LATCHKEY_HOSTILE_COUNT", "100000"))
+INTROSPECTION_SECRET = "hostile-traffic-introspection-secret-0123456789"
 
 
 def test_100k_hostile_requests_no_5xx_no_death_memory_returns():
     seed = int(os.environ.get("LATCHKEY_HOSTILE_SEED", random.randrange(2**32)))
     # Short idle time-out: the requests that never finish (a short body, a head without its end) are
     # let go of quickly, as they would be after 30 s in production.
-    server = Server("--rate-limit", "0", "--user-verification", "preferred", "--idle-timeout", "2")
+    server = Server("--rate-limit", "0", "--user-verification", "preferred", "--idle-timeout", "2", "--access-tokens",
+                    env={"LATCHKEY_INTROSPECTION_SECRET": INTROSPECTION_SECRET})
     try:
-        result = hostile_traffic.run(server, COUNT, seed, progress=lambda line: print(line, flush=True))
+        result = hostile_traffic.run(server, COUNT, seed, progress=lambda line: print(line, flush=True),
+                                     introspection_secret=INTROSPECTION_SECRET)
         # Idle connections the abuse left behind are closed by the idle time-out; then memory is measured.
         time.sleep(3)
         rss_end = hostile_traffic.rss_kib(server.process.pid)

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import SoftAuthenticator
 import Testing
 @testable import LatchkeyServer
 
@@ -69,5 +71,40 @@ struct CompatibilityTests {
     @Test("the page's name is HTML-escaped")
     func escaping() {
         #expect(HankoController.escapeHTML(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
+        // Review 3, finding 6: a Prepend scalar (U+0600, U+110BD) forms one grapheme cluster with the `<`,
+        // `"` or `>` after it; each of those is still escaped, and the Prepend scalar kept.
+        for prepend in ["\u{600}", "\u{110BD}", "\u{6DD}", "\u{D4E}"] {
+            let hostile = "\(prepend)<meta http-equiv=\(prepend)\"refresh\(prepend)\"\(prepend)>"
+            let escaped = HankoController.escapeHTML(hostile)
+            #expect(!escaped.unicodeScalars.contains { "<>\"".unicodeScalars.contains($0) }, "\(escaped)")
+            #expect(escaped == "\(prepend)&lt;meta http-equiv=\(prepend)&quot;refresh\(prepend)&quot;\(prepend)&gt;")
+        }
+    }
+
+    @Test("review 3, finding 7: a finalize without Origin must not say it came from another site; GET /logout from another site signs nobody out")
+    func hankoCrossSite() async throws {
+        let on = TestServer.configuration { $0.compatibility = [.hanko] }
+        try await TestServer.run(on) { api in
+            let body = Data("{}".utf8)
+            for path in ["/authentication_finalize", "/registration_finalize"] {
+                for site in ["cross-site", "same-site"] {
+                    let refused = try await api.send(.post, path, body: body, headers: [HTTPField.Name("Sec-Fetch-Site")!: site], contentType: "text/plain")
+                    #expect(refused.status == .forbidden && refused.text.contains("origin_required"), "\(path) \(site): \(refused.text)")
+                }
+                // Shiny (no Origin, no Sec-Fetch-Site) and the page itself (same-origin) get past the check.
+                for headers: HTTPFields in [[:], [HTTPField.Name("Sec-Fetch-Site")!: "same-origin"]] {
+                    let passed = try await api.send(.post, path, body: body, headers: headers, contentType: "text/plain")
+                    #expect(passed.status == .badRequest, "\(path): \(passed.text)")
+                }
+            }
+            let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
+            let cookie = "\(SessionCookie.name(secure: true))=\(session.token)"
+            let embedded = try await api.send(.get, "/logout", headers: [.cookie: cookie, HTTPField.Name("Sec-Fetch-Site")!: "same-site"])
+            #expect(embedded.status == .temporaryRedirect && embedded.headers[.setCookie] == nil)
+            #expect(try await api.send(.get, "/api/account", token: session.token).status == .ok, "a sibling's <img src=/logout> signs nobody out")
+            let clicked = try await api.send(.get, "/logout", headers: [.cookie: cookie, HTTPField.Name("Sec-Fetch-Site")!: "same-origin"])
+            #expect(clicked.status == .temporaryRedirect && clicked.headers[.setCookie] != nil)
+            #expect(try await api.send(.get, "/api/account", token: session.token).status == .unauthorized)
+        }
     }
 }

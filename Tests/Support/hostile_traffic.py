@@ -12,6 +12,7 @@ import pathlib
 import random
 import socket
 import time
+import urllib.parse
 from base64 import urlsafe_b64encode
 
 from soft_webauthn_client import b64url, login_response, register, registration_response, unb64url
@@ -435,13 +436,38 @@ def rss_kib(pid):
     return -1
 
 
-def run(server, count, seed, connections=4, raw_share=0.02, keep=None, progress=None):
+def hostile_tokens(rng: random.Random, real: str):
+    """Tokens for `POST /api/introspect`: JWTs whose header, payload or signature is JSON nested around
+    Foundation's limit (513 `[` crashed the server through JWTKit, review 3), random bytes in each segment,
+    real segments recombined, and strings that are no JWT at all."""
+    header, payload, signature = real.split(".")
+    depth = rng.choice([64, 65, 512, 513, 514, 1000, 2500])
+    deep = b64url(b"[" * depth)
+    deep_object = b64url(b'{"a":' * depth + b"1" + b"}" * depth)
+    noise = lambda: b64url(rng.randbytes(rng.randrange(0, 600)))  # noqa: E731
+    return rng.choice([
+        f"{deep}.e30.c2ln", f"{header}.{deep}.{signature}", f"{header}.{payload}.{deep}", f"{deep}.{deep}.{deep}",
+        f"{deep_object}.{payload}.{signature}", f"{noise()}.{payload}.{signature}", f"{header}.{noise()}.{signature}",
+        f"{header}.{payload}.{noise()}", f"{noise()}.{noise()}.{noise()}", f"{payload}.{header}.{signature}",
+        b64url(b'{"alg":"none","kid":"' + b"\\" * 300 + b'"}') + f".{payload}.", "a.b.c", "..", ".", real[:-3],
+        "".join(rng.choice("AB-_.=%+ ") for _ in range(rng.randrange(1, 200))),
+    ])
+
+
+def run(server, count, seed, connections=4, raw_share=0.02, keep=None, progress=None, introspection_secret=None):
     """Sends `count` hostile requests to `server` (a latchkey_server.Server): JSON bodies on the routes
-    that read one, plain requests on every other route, and a `raw_share` of raw-socket abuse. Returns a
-    summary: statuses, the requests that got a 5xx, whether the server is alive and still serves the
-    account, and its RSS after the set-up and at the end."""
+    that read one, plain requests on every other route, and a `raw_share` of raw-socket abuse; with
+    `introspection_secret` (a server with --access-tokens and that secret) also hostile tokens to
+    `POST /api/introspect`. Returns a summary: statuses, the requests that got a 5xx, whether the server
+    is alive and still serves the account, and its RSS after the set-up and at the end."""
     rng = random.Random(seed)
     token, passkey_id, templates = set_up(server)
+    real_token = None
+    if introspection_secret:
+        status, answer = server.call("POST", "/api/token", token=token)
+        if status != 200:
+            raise SystemExit(f"hostile traffic: POST /api/token failed: {status} {answer}")
+        real_token = answer["access_token"]
     generators = Generators(rng, templates)
     abuse = RawAbuse(rng, token)
     body_routes = [("POST", "/api/registration/options"), ("POST", "/api/registration/verify"), ("POST", "/api/login/verify"),
@@ -469,6 +495,17 @@ def run(server, count, seed, connections=4, raw_share=0.02, keep=None, progress=
             by_kind["raw " + kind][key if len(key) < 12 else "several"] += 1
             continue
         headers = {}
+        if real_token and roll < raw_share + 0.03:
+            hostile = hostile_tokens(rng, real_token)
+            body = ("token=" + urllib.parse.quote(hostile, safe="")).encode()
+            headers = {"Content-Type": "application/x-www-form-urlencoded", "Authorization": f"Bearer {introspection_secret}"}
+            status = pool.send(n % connections, "POST", "/api/introspect", body, headers)
+            key = str(status) if status is not None else "dropped"
+            statuses[key] += 1
+            by_kind["introspect hostile token"][key] += 1
+            if status != 200:
+                failures.append(f"#{n} POST /api/introspect (hostile token {hostile[:60]!r}) -> {status}")
+            continue
         if roll < 0.15:
             method, path = rng.choice(PAGE_ROUTES)
             body, kind = None, "plain " + path.split("/")[-1][:20]
