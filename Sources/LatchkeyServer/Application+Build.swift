@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import Metrics
+import NIOCore
 import Prometheus
 
 /// A running Latchkey: the database (migrated), the services, and the Hummingbird application that
@@ -12,10 +13,12 @@ public struct LatchkeyApplication: Sendable {
 }
 
 /// `latchkey serve`'s application: Latchkey mounted at the root with the page, plus liveness, metrics and
-/// the API document. Dependencies are passed in; nothing is global.
+/// the API document. Dependencies are passed in; nothing is global. `onListening` is called with the
+/// address the server listens on once it does (with port 0, the port the kernel chose).
 public func buildApplication(
     configuration: ServerConfiguration, logger: Logger = Logger(label: "latchkey"),
-    now: @escaping @Sendable () -> Date = { Date() }
+    now: @escaping @Sendable () -> Date = { Date() },
+    onListening: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
 ) async throws -> LatchkeyApplication {
     let loops = ServerEventLoops.group(threads: configuration.eventLoopThreads)
     let latchkey = try await Latchkey.open(configuration: configuration, logger: logger, now: now, eventLoopGroup: loops)
@@ -39,6 +42,7 @@ public func buildApplication(
         server: .latchkey(configuration),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
         services: latchkey.services,
+        onServerRunning: { channel in await onListening(channel.localAddress) },
         eventLoopGroupProvider: .shared(loops),
         logger: logger)
     return LatchkeyApplication(application: application, store: latchkey.store)

@@ -16,6 +16,11 @@ enum Output {
         FileHandle.standardOutput.write(try encoder.encode(value) + Data("\n".utf8))
     }
 
+    /// One line on standard output, written at once (not held in a buffer until exit).
+    static func printLine(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
     static func printError(_ message: String) {
         FileHandle.standardError.write(Data((message + "\n").utf8))
     }

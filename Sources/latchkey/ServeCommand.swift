@@ -27,7 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A TOML file of settings named as these flags (port = 8080); a flag or variable wins over it. Or LATCHKEY_CONFIG.")
     var config: String?
     @Option(help: "Address to listen on (default 127.0.0.1).") var host: String?
-    @Option(help: "Port to listen on (default 8080).") var port: Int?
+    @Option(help: "Port to listen on (default 8080; 0: one the kernel chooses, printed as \"latchkey serve: listening on http://HOST:PORT\" on standard output, with --origin).") var port: Int?
     @Option(name: .customLong("rp-id"), help: "The relying party ID, a domain (default localhost).") var rpId: String?
     @Option(name: .customLong("rp-name"), help: "The name shown by authenticators (default Latchkey).") var rpName: String?
     @Option(help: "An origin allowed to use the passkeys; repeat for several (default http://localhost:PORT).") var origin: [String] = []
@@ -95,7 +95,12 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = ProcessInfo.processInfo.environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let latchkey: LatchkeyApplication
         do {
-            latchkey = try await buildApplication(configuration: configuration, logger: logger)
+            latchkey = try await buildApplication(configuration: configuration, logger: logger, onListening: { address in
+                // On standard output, whatever the log level: with --port 0 this is how a caller (latchkey
+                // bench, a test, a script) learns the port the kernel chose. Logs go to standard error.
+                let port = address?.port ?? configuration.port
+                Output.printLine("latchkey serve: listening on http://\(configuration.host):\(port)")
+            })
         } catch let invalid as ServerConfiguration.Invalid {
             Output.printError("latchkey serve: \(Self.sentence(invalid.description))")
             throw ExitCode(2)
@@ -148,6 +153,9 @@ struct ServeCommand: AsyncParsableCommand {
         c.rpId = rpId ?? env["LATCHKEY_RP_ID"] ?? c.rpId
         c.rpName = rpName ?? env["LATCHKEY_RP_NAME"] ?? c.rpName
         let origins = origin.isEmpty ? list("LATCHKEY_ORIGIN") : origin
+        if origins.isEmpty, c.port == 0 {
+            throw .init(description: "with --port 0 give the passkeys' --origin too: its default, http://localhost:PORT, needs the port before the server has it")
+        }
         c.origins = origins.isEmpty ? ["http://localhost:\(c.port)"] : origins
         if let text = database ?? env["LATCHKEY_DATABASE"] { c.database = try DatabaseLocation(parsing: text) }
         c.keyFile = keyFile ?? env["LATCHKEY_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }

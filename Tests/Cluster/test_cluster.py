@@ -185,9 +185,11 @@ def test_nginx_logs_the_path_without_its_query_string(cluster):
 
 def spawn(cluster, database, flags, count=3):
     """`count` more instances on the cluster's PostgreSQL database named `database`, started at the same
-    moment; (endpoints, processes). The URL with its password goes in LATCHKEY_DATABASE, as cluster.py does."""
+    moment; (endpoints, processes). The URL with its password goes in LATCHKEY_DATABASE and the cluster's key
+    file in LATCHKEY_KEY_FILE, as cluster.py does (every instance on one database needs the same key file)."""
     ports = [free_port() for _ in range(count)]
-    environment = dict(os.environ, LATCHKEY_DATABASE=cluster.secret_database_url(database))
+    environment = dict(os.environ, LATCHKEY_DATABASE=cluster.secret_database_url(database),
+                       LATCHKEY_KEY_FILE=str(cluster.directory / "latchkey.key"))
     processes = [
         subprocess.Popen([cluster.binary, "serve", "--port", str(port), "--origin", cluster.origin, *flags],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=environment)

@@ -21,4 +21,22 @@ struct BenchCommandTests {
         #expect(run.stderr.contains("already holds 3 accounts"), "\(run.stderr)")
         #expect(try await BulkAccounts.existing(in: location, logger: logger) == 3)
     }
+
+    @Test("a server that does not start: the error carries the server's own words (issue 36)")
+    func serverThatDoesNotStart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A key file others may read: latchkey serve refuses to start and says why.
+        let keyFile = directory.appendingPathComponent("latchkey.key")
+        try Data("not a key\n".utf8).write(to: keyFile)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: keyFile.path)
+        let run = try LatchkeyBinary.run([
+            "bench", "--accounts", "4", "--clients", "1", "--duration", "1", "--database", "sqlite:\(directory.path)/bench.sqlite",
+        ])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("did not start"), "\(run.stderr)")
+        #expect(run.stderr.contains("readable by others"), "the server's own sentence: \(run.stderr)")
+    }
 }
+

@@ -42,6 +42,44 @@ struct ServeCommandTests {
         #expect(run.stderr.split(separator: "\n").count == 1, "one sentence: \(run.stderr)")
     }
 
+    @Test("--port 0: the kernel chooses, the line on standard output names the port, and the server answers there; without --origin it is refused (issue 36)")
+    func portZero() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let refused = try LatchkeyBinary.run(["serve", "--port", "0", "--database", "sqlite:\(directory.path)/db.sqlite"])
+        #expect(refused.status == 2 && refused.stderr.contains("--origin"), "\(refused.stderr)")
+
+        let output = directory.appendingPathComponent("stdout.txt")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: output)
+        defer { try? handle.close() }
+        let server = Process()
+        server.executableURL = LatchkeyBinary.url
+        server.arguments = ["serve", "--port", "0", "--origin", "http://localhost", "--database", "sqlite:\(directory.path)/db.sqlite"]
+        server.standardOutput = handle
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        defer {
+            if server.isRunning {
+                server.terminate()
+                server.waitUntilExit()
+            }
+        }
+        var port: Int?
+        for _ in 0..<300 where port == nil {
+            let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            port = text.split(separator: "\n").first { $0.hasPrefix("latchkey serve: listening on http://127.0.0.1:") }
+                .flatMap { $0.split(separator: ":").last }.flatMap { Int($0) }
+            if port == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let chosen = try #require(port, "no listening line: \((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+        #expect(chosen > 0)
+        let url = try #require(URL(string: "http://127.0.0.1:\(chosen)/healthz"))
+        let (data, _) = try await URLSession.shared.data(from: url)
+        #expect(String(decoding: data, as: UTF8.self).contains("ok"))
+    }
+
     @Test("serves on the given port, refuses a second server on it, and stops on SIGTERM")
     func serveAndStop() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-serve-\(UUID().uuidString)")
