@@ -57,6 +57,7 @@ struct ConfigurationFile {
         Setting("database", "LATCHKEY_DATABASE", .database),
         Setting("key-file", "LATCHKEY_KEY_FILE", .string),
         Setting("max-passkeys-per-account", "LATCHKEY_MAX_PASSKEYS_PER_ACCOUNT", .integer),
+        Setting("add-passkey-window", "LATCHKEY_ADD_PASSKEY_WINDOW", .integer),
         Setting("head-timeout", "LATCHKEY_HEAD_TIMEOUT", .integer),
         Setting("session-ttl", "LATCHKEY_SESSION_TTL", .integer),
         Setting("challenge-ttl", "LATCHKEY_CHALLENGE_TTL", .integer),

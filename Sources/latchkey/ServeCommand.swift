@@ -13,7 +13,7 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the passkey API (and, with no flags, use ./latchkey.sqlite on http://localhost:8080).",
         discussion: """
             Environment: LATCHKEY_CONFIG (as --config), LATCHKEY_HOST, LATCHKEY_PORT, LATCHKEY_RP_ID, LATCHKEY_RP_NAME, LATCHKEY_ORIGIN (comma-separated), \
-            LATCHKEY_DATABASE, LATCHKEY_KEY_FILE, LATCHKEY_MAX_PASSKEYS_PER_ACCOUNT, LATCHKEY_HEAD_TIMEOUT (seconds), LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
+            LATCHKEY_DATABASE, LATCHKEY_KEY_FILE, LATCHKEY_MAX_PASSKEYS_PER_ACCOUNT, LATCHKEY_ADD_PASSKEY_WINDOW (seconds), LATCHKEY_HEAD_TIMEOUT (seconds), LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
             LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LATCHKEY_RATE_LIMIT, \
             LATCHKEY_TRUST_FORWARDED_FOR (true or false), LATCHKEY_IDLE_TIMEOUT (seconds), LATCHKEY_MAX_CONNECTIONS, \
             LATCHKEY_MAX_CONNECTIONS_PER_CLIENT, LATCHKEY_DATABASE_POOL, LATCHKEY_DATABASE_TIMEOUT (seconds), \
@@ -36,6 +36,8 @@ struct ServeCommand: AsyncParsableCommand {
     var keyFile: String?
     @Option(name: .customLong("max-passkeys-per-account"), help: "Passkeys one account may hold (default 100).")
     var maxPasskeysPerAccount: Int?
+    @Option(name: .customLong("add-passkey-window"), help: "Seconds after a passkey sign-in in which that session may add a passkey (default 600).")
+    var addPasskeyWindow: Int?
     @Option(name: .customLong("head-timeout"), help: "Seconds a request head may take from its first byte to its end (default 10; 0: none; never more than the idle time-out).")
     var headTimeout: Int?
     @Option(name: .customLong("session-ttl"), help: "Session lifetime in seconds (default 86400).") var sessionTTL: Int?
@@ -160,6 +162,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let text = database ?? env["LATCHKEY_DATABASE"] { c.database = try DatabaseLocation(parsing: text) }
         c.keyFile = keyFile ?? env["LATCHKEY_KEY_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         c.maxPasskeysPerAccount = try integer(maxPasskeysPerAccount, "LATCHKEY_MAX_PASSKEYS_PER_ACCOUNT") ?? c.maxPasskeysPerAccount
+        if let seconds = try integer(addPasskeyWindow, "LATCHKEY_ADD_PASSKEY_WINDOW") { c.addPasskeyWindow = TimeInterval(seconds) }
         if let seconds = try integer(headTimeout, "LATCHKEY_HEAD_TIMEOUT") { c.headTimeout = TimeInterval(seconds) }
         if let seconds = try integer(sessionTTL, "LATCHKEY_SESSION_TTL") { c.sessionTTL = TimeInterval(seconds) }
         if let seconds = try integer(challengeTTL, "LATCHKEY_CHALLENGE_TTL") { c.ceremonyTTL = TimeInterval(seconds) }

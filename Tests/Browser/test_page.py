@@ -1,6 +1,9 @@
 """The web page in a real Chromium: the whole journey, attestation, and a refused authenticator."""
+import time
+
 import pytest
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
 
 from conftest import autofill_settled, register, screenshot, text_in, virtual_authenticator, visible, wait
 
@@ -168,3 +171,30 @@ def test_buttons_show_they_are_busy(server, browser):
     text_in(browser, "status", "Saved.")
     assert "busy" not in save.get_attribute("class") and save.text == "Save changes"
     assert browser.execute_script("return window.sentPatches") == 1, "the second press sent nothing"
+
+
+@pytest.mark.parametrize("server", [("--add-passkey-window", "10")], indirect=True)
+def test_adding_a_passkey_after_the_window_asks_for_a_passkey_first(server, browser):
+    """A session older than --add-passkey-window cannot add a passkey (review 3, finding 11): the server
+    says `recent_sign_in_required`, the page has the person confirm with a passkey of the account (a new
+    session), then asks for the options again.
+
+    Chrome offers a discoverable login only while one authenticator is attached, so the confirmation runs
+    with the account's own authenticator alone; that one then refuses to make a second passkey (it holds
+    the excluded one). A security key attached afterwards makes it on the next click — with no second
+    confirmation, which a login could not have passed with two authenticators attached: proof that the
+    confirmation renewed the session."""
+    virtual_authenticator(browser)
+    browser.get(server.url + "/")
+    register(browser, "Ada Lovelace")
+    time.sleep(11)
+    browser.find_element(By.ID, "add-passkey").click()
+    wait(browser).until(lambda d: d.find_element(By.ID, "error").text != "")
+    assert "already" in browser.find_element(By.ID, "error").text, browser.find_element(By.ID, "error").text
+    browser.add_virtual_authenticator(VirtualAuthenticatorOptions(
+        protocol=Protocol.CTAP2, transport=Transport.USB, has_resident_key=True, has_user_verification=True,
+        is_user_consenting=True, is_user_verified=True))
+    browser.find_element(By.ID, "add-passkey").click()
+    text_in(browser, "status", "Added the passkey")
+    wait(browser).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#passkeys > li")) == 2)
+    screenshot(browser, "recent-sign-in-then-added")

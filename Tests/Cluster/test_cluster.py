@@ -28,8 +28,9 @@ from soft_webauthn import SoftWebauthnDevice
 HERE = pathlib.Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "Support"))
 sys.path.insert(0, str(HERE.parents[2] / "deploy"))
-from cluster import Cluster, free_port, healthy, wait_until  # noqa: E402
+from cluster import Cluster  # noqa: E402
 from latchkey_server import Endpoint  # noqa: E402
+from processes import free_port, healthy, start_latchkey, wait_until  # noqa: E402
 from soft_webauthn_client import login, login_response, register, registration_response  # noqa: E402
 
 FLAGS = ["--user-verification", "preferred", "--rate-limit", "1000000", "--housekeeping-interval", "1", "--database-timeout", "2"]
@@ -188,11 +189,9 @@ def spawn(cluster, database, flags, count=3):
     moment; (endpoints, processes). The URL with its password goes in LATCHKEY_DATABASE and the cluster's key
     file in LATCHKEY_KEY_FILE, as cluster.py does (every instance on one database needs the same key file)."""
     ports = [free_port() for _ in range(count)]
-    environment = dict(os.environ, LATCHKEY_DATABASE=cluster.secret_database_url(database),
-                       LATCHKEY_KEY_FILE=str(cluster.directory / "latchkey.key"))
     processes = [
-        subprocess.Popen([cluster.binary, "serve", "--port", str(port), "--origin", cluster.origin, *flags],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=environment)
+        start_latchkey(port, flags, binary=cluster.binary, origin=cluster.origin, database=cluster.secret_database_url(database),
+                       key_file=cluster.key_file, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         for port in ports
     ]
     return [Endpoint(port, cluster.origin) for port in ports], processes

@@ -21,7 +21,7 @@ from soft_webauthn import SoftWebauthnDevice
 HERE = pathlib.Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parents[1] / "Support"))
 from latchkey_server import Server  # noqa: E402
-from private_postgres import PrivatePostgres  # noqa: E402
+from processes import PrivatePostgres  # noqa: E402
 from soft_webauthn_client import b64url, login  # noqa: E402
 from soft_webauthn_client import register as register_device  # noqa: E402
 
@@ -228,9 +228,11 @@ def test_sigkill_under_load_on_sqlite():
 
 @pytest.fixture
 def postgres():
-    pg = PrivatePostgres()
+    """A private PostgreSQL with password authentication; its `url` (password and all) reaches the server in
+    LATCHKEY_DATABASE, and `query` passes the password to psql in PGPASSWORD."""
+    pg = PrivatePostgres().up()
     yield pg
-    pg.stop()
+    pg.down()
 
 
 def test_sigkill_under_load_on_postgresql(postgres):

@@ -26,6 +26,7 @@ struct ConfigurationFileTests {
         database = "postgres://latchkey@db.internal:5432/latchkey"
         key-file = "/etc/latchkey/latchkey.key"
         max-passkeys-per-account = 20
+        add-passkey-window = 120
         head-timeout = 5
         session-ttl = 3600
         challenge-ttl = 120
@@ -93,6 +94,7 @@ struct ConfigurationFileTests {
         #expect(c.rpName == "Example")
         #expect(c.keyFile == "/etc/latchkey/latchkey.key")
         #expect(c.maxPasskeysPerAccount == 20)
+        #expect(c.addPasskeyWindow == 120)
         #expect(c.headTimeout == 5)
         #expect(c.origins == ["https://login.example.com", "https://example.com"])
         #expect(c.database == .postgres(url: "postgres://latchkey@db.internal:5432/latchkey"))

@@ -1,23 +1,16 @@
-"""A real `latchkey serve` on a free port with a temporary SQLite database, for the Python test peers.
-Standard library only, so every test venv can import it."""
+"""A real `latchkey serve` on a free port with a temporary SQLite database (or a given one), for the Python
+test peers. Standard library only, so every test venv can import it; the processes themselves (the free
+port, the start) come from processes.py."""
 import http.client
 import json
 import os
-import pathlib
 import socket
-import subprocess
 import tempfile
 import time
 import urllib.error
 import urllib.request
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from processes import ROOT, free_port, latchkey_binary, start_latchkey  # noqa: F401 (ROOT: for Tests/Browser)
 
 
 def _json(text):
@@ -80,7 +73,8 @@ class Endpoint:
 class Server(Endpoint):
     def __init__(self, *flags, database=None, env=None):
         """`latchkey serve` with `flags`, on a temporary SQLite database unless `database` (a URL or
-        `sqlite:PATH`) names one; `env` adds environment variables."""
+        `sqlite:PATH`) names one; `env` adds environment variables. A URL with a password (a
+        processes.PrivatePostgres's `url`) goes in LATCHKEY_DATABASE, not on the command line."""
         port = free_port()
         super().__init__(port, f"http://localhost:{port}")
         self.url = self.origin
@@ -94,14 +88,11 @@ class Server(Endpoint):
     def start(self):
         """Starts the process (again, after `kill`) on the same port and database, and waits until it
         answers."""
-        binary = os.environ.get("LATCHKEY_BIN", str(ROOT / ".build" / "debug" / "latchkey"))
         # The key file that wraps the database's keys, kept with this server's own files (the default for a
         # PostgreSQL database would be ./latchkey.key in the working directory).
-        environment = dict(os.environ, LATCHKEY_KEY_FILE=os.path.join(self.directory.name, "latchkey.key"), **(self.env or {}))
-        self.process = subprocess.Popen(
-            [binary, "serve", "--port", str(self.port), "--database", self.database, *self.flags],
-            stdout=self.log, stderr=self.log, env=environment,
-        )
+        self.process = start_latchkey(self.port, self.flags, binary=latchkey_binary(), database=self.database,
+                                      key_file=os.path.join(self.directory.name, "latchkey.key"), env=self.env,
+                                      stdout=self.log, stderr=self.log)
         deadline = time.time() + 30
         while time.time() < deadline:
             try:

@@ -46,7 +46,8 @@ public struct ServerConfiguration: Sendable {
     public var maxPasskeysPerAccount = 100
     /// Adding a passkey needs a session at most this many seconds old: a passkey outlives every session,
     /// so a leaked session token must not be able to plant one (third review, finding 11). An older
-    /// session gets 403 `recent_sign_in_required`, and the page asks for a passkey first.
+    /// session gets 403 `recent_sign_in_required`, and the page asks for a passkey first
+    /// (`--add-passkey-window`).
     public var addPasskeyWindow: TimeInterval = 10 * 60
     public var userVerification = RelyingParty.UserVerificationPolicy.required
     public var attestation = AttestationPreference.none
