@@ -251,7 +251,7 @@ def test_keys_at_rest_are_wrapped_and_rotate():
         # Another key file: refused at start with a sentence, nothing replaced.
         halt(server)
         other = pathlib.Path(server.directory.name) / "other.key"
-        result = subprocess.run([binary, "serve", "--port", "0", "--database", server.database, "--key-file", str(other)],
+        result = subprocess.run([binary, "serve", "--port", "0", "--origin", "http://localhost", "--database", server.database, "--key-file", str(other)],
                                 capture_output=True, text=True, timeout=60)
         assert result.returncode == 2, result
         assert "key file" in result.stderr and "keys rotate" in result.stderr, result.stderr

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import WebAuthn
 @testable import LatchkeyServer
 
 /// Where the storage suite runs: SQLite always; PostgreSQL when scripts/test started one
@@ -242,17 +243,17 @@ struct StoreTests {
             #expect(try await store.sessionAccount(tokenHash: [2], now: now) == nil)
             // A replay that fails verification (the winner moved the counter) is still reported as a replay.
             let replayed = try await store.finishLogin(challenge: Self.used(20, now: now), credentialId: [3]) { _, _ in
-                .reject(APIError(.unauthorized, "sign_count_regression", "no"))
+                .reject(APIError(.signCountRegression, "no"))
             }
             guard case .unknownChallenge = replayed else { Issue.record("expected unknownChallenge, got \(replayed)"); return }
 
             // A rejected response and an unknown credential write nothing: not even the challenge's mark,
             // so an anonymous caller cannot make the server store anything without a valid passkey.
             let rejected = try await store.finishLogin(challenge: Self.used(21, now: now), credentialId: [3]) { _, _ in
-                .reject(APIError(.unauthorized, "bad_signature", "no"))
+                .reject(APIError(WebAuthnError(.signatureInvalid, in: .authentication)))
             }
             guard case .rejected(let error) = rejected else { Issue.record("expected rejected, got \(rejected)"); return }
-            #expect(error.code == "bad_signature")
+            #expect(error.code == "signature_invalid")
             let unknown = try await store.finishLogin(challenge: Self.used(22, now: now), credentialId: [99], decide: Self.accept(7, token: 3, now: now))
             guard case .unknownCredential = unknown else { Issue.record("expected unknownCredential, got \(unknown)"); return }
             #expect(try await store.usedChallengeCount() == 1)

@@ -13,19 +13,19 @@ struct CompatibilityQuery: Sendable, Equatable {
     init(_ query: String?) throws(APIError) {
         guard let query, !query.isEmpty else { return }
         guard query.utf8.count <= 16 * 1024 else {
-            throw APIError(.badRequest, "query_too_long", "The query string is longer than 16 KiB.")
+            throw APIError(.queryTooLong, "The query string is longer than 16 KiB.")
         }
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = String(parts[0]).removingPercentEncoding, !name.isEmpty else {
-                throw APIError(.badRequest, "malformed_query", "The query string has a parameter without a readable name.")
+                throw APIError(.malformedQuery, "The query string has a parameter without a readable name.")
             }
             let raw = parts.count == 2 ? String(parts[1]) : ""
             guard let value = raw.removingPercentEncoding else {
-                throw APIError(.badRequest, "malformed_query", "The query parameter \(Self.printable(name)) is not valid percent-encoded UTF-8.")
+                throw APIError(.malformedQuery, "The query parameter \(Self.printable(name)) is not valid percent-encoded UTF-8.")
             }
             guard values[name] == nil else {
-                throw APIError(.badRequest, "duplicate_parameter", "The query parameter \(Self.printable(name)) is given more than once.")
+                throw APIError(.duplicateParameter, "The query parameter \(Self.printable(name)) is given more than once.")
             }
             values[name] = value
         }

@@ -39,14 +39,14 @@ enum CompatibilityResponse {
         do {
             buffer = try await request.body.collect(upTo: RequestBody.limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+            throw APIError.bodyTooLarge
         } catch is NIOTooManyBytesError {
-            throw APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+            throw APIError.bodyTooLarge
         }
-        guard buffer.readableBytes > 0 else { throw APIError(.badRequest, "missing_body", "This request needs a JSON body.") }
+        guard buffer.readableBytes > 0 else { throw APIError.missingBody }
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         guard contentType.hasPrefix("application/json") || (plainText && (contentType.isEmpty || contentType.hasPrefix("text/plain"))) else {
-            throw APIError(.badRequest, "unsupported_content_type", "Send the body as Content-Type: application/json.")
+            throw APIError.jsonContentTypeRequired
         }
         return try RequestBody.decode(type, from: Data(buffer: buffer))
     }

@@ -45,7 +45,7 @@ struct HankoController: Sendable {
     func registrationInitialize(_ request: Request) async throws -> Response {
         let query = try CompatibilityQuery(request.uri.query)
         guard let name = query["user_name"]?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty else {
-            throw APIError(.badRequest, "missing_field", "user name not provided")
+            throw APIError(.missingField, "user name not provided")
         }
         let options = try await ceremonies.registrationOptions(displayName: name)
         return try JSONResponse.make(.ok, HankoCreationOptions(options, userVerification: configuration.userVerification.rawValue))
@@ -58,7 +58,7 @@ struct HankoController: Sendable {
             // Shiny sends empty ids; the credential id is the one inside the attestation object.
             guard let bytes = Base64URL.decode(credential.response.attestationObject),
                   let credentialId = AttestedCredentialID.from(attestationObject: bytes)
-            else { throw APIError(.badRequest, "malformed_attestation", "attestationObject holds no readable credential.") }
+            else { throw APIError(.malformedAttestation, "attestationObject holds no readable credential.") }
             credential.id = Base64URL.encode(credentialId)
             credential.rawId = credential.id
         }
@@ -68,7 +68,7 @@ struct HankoController: Sendable {
             guard let credentialId = Base64URL.decode(credential.rawId) else { throw APIError.unknownChallenge }
             return try signedIn(token: token, body: HankoFinalized(credentialId: credentialId, account: account))
         case .addedPasskey:
-            throw APIError(.conflict, "wrong_ceremony", "This challenge was issued to add a passkey, not to register.")
+            throw APIError(.wrongCeremony, "This challenge was issued to add a passkey, not to register.")
         }
     }
 
@@ -107,9 +107,7 @@ struct HankoController: Sendable {
         let candidates = try await store.credentials(accountId: accountId)
         guard let first = candidates.first else { throw APIError.unknownCredential }
         guard candidates.count <= Self.maximumCandidates else {
-            throw APIError(
-                .badRequest, "credential_id_required",
-                "This account has more than \(Self.maximumCandidates) passkeys: send the id of the one used (id and rawId).")
+            throw APIError(.credentialIdRequired, "This account has more than \(Self.maximumCandidates) passkeys: send the id of the one used (id and rawId).")
         }
         guard candidates.count > 1,
               let clientData = Base64URL.decode(credential.response.clientDataJSON).flatMap({ try? CollectedClientData(bytes: $0) }),
@@ -197,10 +195,10 @@ struct HankoController: Sendable {
     private func checkOrigin(_ request: Request) throws {
         if let origin = request.headers[.origin] {
             guard configuration.relyingParty.origins.contains(origin) else {
-                throw APIError(.forbidden, "origin_not_allowed", "This request must come from this site's own pages.")
+                throw APIError(.originNotAllowed, "This request must come from this site's own pages.")
             }
         } else if let site = Self.secFetchSite.flatMap({ request.headers[$0] }), site != "same-origin" {
-            throw APIError(.forbidden, "origin_required", "A browser request must carry this site's Origin header.")
+            throw APIError(.originRequired, "A browser request must carry this site's Origin header.")
         }
     }
 

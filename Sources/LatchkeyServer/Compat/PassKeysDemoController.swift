@@ -62,13 +62,13 @@ struct PassKeysDemoController: Sendable {
                 if post { return try await finishLogin(request, query) }
                 return try await startLogin()
             case "read":
-                guard !post else { throw APIError(.methodNotAllowed, "method_not_allowed", "operation=read is a GET.") }
+                guard !post else { throw APIError(.methodNotAllowed, "operation=read is a GET.") }
                 return try await read(request)
             case "update": return try await update(request, query)
             case "logout": return try await logout(request)
             case "delete": return try await delete(request)
-            case "": throw APIError(.badRequest, "missing_operation", "Add the query parameter operation: \(Self.operations).")
-            default: throw APIError(.badRequest, "unknown_operation", "The operation must be \(Self.operations).")
+            case "": throw APIError(.missingOperation, "Add the query parameter operation: \(Self.operations).")
+            default: throw APIError(.unknownOperation, "The operation must be \(Self.operations).")
             }
         }
     }
@@ -92,7 +92,7 @@ struct PassKeysDemoController: Sendable {
         let clientData = try Self.base64(body.clientDataJSON, "clientDataJSON")
         let attestation = try Self.base64(body.attestationObject, "attestationObject")
         guard let credentialId = AttestedCredentialID.from(attestationObject: attestation) else {
-            throw APIError(.badRequest, "malformed_attestation", "attestationObject holds no readable credential.")
+            throw APIError(.malformedAttestation, "attestationObject holds no readable credential.")
         }
         let id = Base64URL.encode(credentialId)
         let credential = RegistrationResponseJSON(
@@ -105,7 +105,7 @@ struct PassKeysDemoController: Sendable {
                 .ok, PassKeysDemoCreated(displayName: account.displayName, credo: account.credo, bearerToken: token.value))
         case .addedPasskey:
             // Not reachable without a session (the ceremony service refuses it first); never a 500.
-            throw APIError(.conflict, "wrong_ceremony", "This challenge was issued to add a passkey, not to create an account.")
+            throw APIError(.wrongCeremony, "This challenge was issued to add a passkey, not to create an account.")
         }
     }
 
@@ -123,7 +123,7 @@ struct PassKeysDemoController: Sendable {
         let body = try await CompatibilityResponse.body(PassKeysDemoLoginBody.self, of: request)
         let credentialId = try Self.base64(body.credentialId, "credentialId")
         if let named = query["credentialId"], CompatibilityEncoding.standardBase64(named) != credentialId {
-            throw APIError(.badRequest, "credential_id_mismatch", "The credentialId in the query and in the body differ.")
+            throw APIError(.queryCredentialIdMismatch, "The credentialId in the query and in the body differ.")
         }
         let clientData = try Self.base64(body.clientDataJSON, "clientDataJSON")
         let authenticatorData = try Self.base64(body.authenticatorData, "authenticatorData")
@@ -156,7 +156,7 @@ struct PassKeysDemoController: Sendable {
     func update(_ request: Request, _ query: CompatibilityQuery) async throws -> Response {
         let caller = try await requireCaller(request)
         guard query["displayName"] != nil || query["credo"] != nil else {
-            throw APIError(.invalidField, "invalid_field", "Send displayName, credo, or both.")
+            throw APIError(.invalidField, "Send displayName, credo, or both.")
         }
         let displayName = try query["displayName"].map { try InputRules.displayName($0) }
         let credo = try query["credo"].map(InputRules.credo)
@@ -201,13 +201,13 @@ struct PassKeysDemoController: Sendable {
     /// "already registered". It never sends its token here, so only a confused client meets this.
     private func refuseSignedIn(_ request: Request) async throws {
         if try await caller(request) != nil {
-            throw APIError(.conflict, "already_signed_in", "Sign out before creating another account.")
+            throw APIError(.alreadySignedIn, "Sign out before creating another account.")
         }
     }
 
     private static func base64(_ text: String, _ field: String) throws -> [UInt8] {
         guard let bytes = CompatibilityEncoding.standardBase64(text) else {
-            throw APIError(.badRequest, "invalid_base64", "The field \(field) must be standard base64.")
+            throw APIError(.invalidBase64, "The field \(field) must be standard base64.")
         }
         return bytes
     }

@@ -34,7 +34,7 @@ struct AccountController: Sendable {
         let caller = try await authentication.require(request)
         let body = try await RequestBody.decode(AccountUpdateRequest.self, from: request)
         guard body.displayName != nil || body.credo != nil else {
-            throw APIError(.invalidField, "invalid_field", "Send displayName, credo, or both.")
+            throw APIError(.invalidField, "Send displayName, credo, or both.")
         }
         let displayName = try body.displayName.map { try InputRules.displayName($0) }
         let credo = try body.credo.map(InputRules.credo)
@@ -84,7 +84,7 @@ struct AccountController: Sendable {
         let body = try await RequestBody.decode(RenamePasskeyRequest.self, from: request)
         let name = try InputRules.passkeyName(body.name)
         guard let renamed = try await store.renameCredential(id: credentialId, accountId: caller.accountId, name: name) else {
-            throw APIError(.notFound, "unknown_passkey", "This account has no passkey with that id.")
+            throw APIError.unknownPasskey
         }
         return try JSONResponse.make(.ok, PasskeyJSON(renamed, providers: providers))
     }
@@ -95,15 +95,15 @@ struct AccountController: Sendable {
             id: try Self.credentialId(id), accountId: caller.accountId, keepingSession: SessionToken.hash(of: caller.token))
         switch outcome {
         case .deleted: return JSONResponse.empty()
-        case .notFound: throw APIError(.notFound, "unknown_passkey", "This account has no passkey with that id.")
+        case .notFound: throw APIError.unknownPasskey
         case .lastPasskey:
-            throw APIError(.conflict, "last_passkey", "This is the account's only passkey; add another before removing it, or delete the account.")
+            throw APIError(.lastPasskey, "This is the account's only passkey; add another before removing it, or delete the account.")
         }
     }
 
     private static func credentialId(_ text: String?) throws -> [UInt8] {
         guard let text, let bytes = Base64URL.decode(text), !bytes.isEmpty else {
-            throw APIError(.badRequest, "invalid_passkey_id", "The passkey id in the path must be base64url.")
+            throw APIError(.invalidPasskeyId, "The passkey id in the path must be base64url.")
         }
         return bytes
     }

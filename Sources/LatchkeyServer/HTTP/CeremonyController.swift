@@ -24,7 +24,7 @@ struct CeremonyController: Sendable {
             return try JSONResponse.make(.ok, OptionsResponse(publicKey: options))
         }
         guard let displayName = body?.displayName else {
-            throw APIError(.badRequest, "missing_field", "The field displayName is missing.")
+            throw APIError(.missingField, "The field displayName is missing.")
         }
         return try JSONResponse.make(.ok, OptionsResponse(publicKey: try await ceremonies.registrationOptions(displayName: displayName)))
     }

@@ -19,11 +19,11 @@ struct ErrorAndLogMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError {
             response = try Self.apiError(for: error).response(from: request, context: context)
         } catch is NIOTooManyBytesError {
-            response = try APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.").response(from: request, context: context)
+            response = try APIError.bodyTooLarge.response(from: request, context: context)
         } catch is HTTPParserError {
             // Reading the body found broken HTTP framing (a chunk size that is not hex, a body cut short):
             // the client's fault, and the connection cannot be trusted for another request.
-            var refusal = try APIError(.badRequest, "malformed_http", "The request body's HTTP framing is malformed.")
+            var refusal = try APIError(.malformedHTTP, "The request body's HTTP framing is malformed.")
                 .response(from: request, context: context)
             refusal.headers[.connection] = "close"
             response = refusal
@@ -32,7 +32,7 @@ struct ErrorAndLogMiddleware<Context: RequestContext>: RouterMiddleware {
             response = try APIError.databaseUnavailable.response(from: request, context: context)
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(String(reflecting: type(of: error)))", "detail": "\(error)"])
-            response = try APIError(.internalError, "internal_error", "The server could not complete this request.").response(from: request, context: context)
+            response = try APIError.internalError.response(from: request, context: context)
         }
         let elapsed = ContinuousClock.now - start
         context.logger.info("request", metadata: [
@@ -44,14 +44,14 @@ struct ErrorAndLogMiddleware<Context: RequestContext>: RouterMiddleware {
 
     static func apiError(for error: HTTPError) -> APIError {
         switch error.status {
-        case .notFound: APIError(.notFound, "not_found", "There is nothing at this path.")
-        case .methodNotAllowed: APIError(.methodNotAllowed, "method_not_allowed", "This path does not take this method.")
-        case .contentTooLarge: APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
-        case .badRequest: APIError(.badRequest, "bad_request", "The request is malformed.")
+        case .notFound: APIError(.notFound, "There is nothing at this path.")
+        case .methodNotAllowed: APIError(.methodNotAllowed, "This path does not take this method.")
+        case .contentTooLarge: APIError.bodyTooLarge
+        case .badRequest: APIError(.badRequest, "The request is malformed.")
         default:
             error.status.code >= 500
-                ? APIError(.internalError, "internal_error", "The server could not complete this request.")
-                : APIError(.badRequest, "bad_request", "The request was refused (\(error.status.code)).")
+                ? APIError.internalError
+                : APIError(.badRequest, "The request was refused (\(error.status.code)).")
         }
     }
 }

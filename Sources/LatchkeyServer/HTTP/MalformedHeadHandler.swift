@@ -20,7 +20,9 @@ final class MalformedHeadHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var unanswered = 0
     private var answered = false
 
-    static let body: ByteBuffer = ByteBuffer(string: #"{"error":{"code":"malformed_http","message":"The request's HTTP head is malformed (request line, header fields or framing)."}}"#)
+    static let body: ByteBuffer = ByteBuffer(
+        string: #"{"error":{"code":""# + ErrorCode.malformedHTTP.rawValue
+            + #"","message":"The request's HTTP head is malformed (request line, header fields or framing)."}}"#)
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data) { unanswered += 1 }

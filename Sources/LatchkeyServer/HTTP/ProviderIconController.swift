@@ -30,20 +30,20 @@ struct ProviderIconController: Sendable {
 
     func icon(aaguid: String?, variant: String?) throws -> Response {
         guard let aaguid, let bytes = PasskeyProviders.bytes(uuid: aaguid) else {
-            throw APIError(.badRequest, "invalid_aaguid", "The AAGUID in the path must be a UUID such as ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4.")
+            throw APIError(.invalidAAGUID, "The AAGUID in the path must be a UUID such as ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4.")
         }
         let dark: Bool
         switch variant {
         case "light.svg": dark = false
         case "dark.svg": dark = true
-        default: throw APIError(.notFound, "unknown_icon", "Icons are light.svg or dark.svg.")
+        default: throw APIError(.unknownIcon, "Icons are light.svg or dark.svg.")
         }
         guard let provider = providers.provider(aaguid: bytes) else {
-            throw APIError(.notFound, "unknown_provider", "No passkey provider in the table has this AAGUID.")
+            throw APIError(.unknownProvider, "No passkey provider in the table has this AAGUID.")
         }
         // A provider with one icon gets it for both backgrounds rather than none.
         guard let icon = dark ? (provider.iconDark ?? provider.iconLight) : (provider.iconLight ?? provider.iconDark) else {
-            throw APIError(.notFound, "no_icon", "The table has no icon for this passkey provider.")
+            throw APIError(.noIcon, "The table has no icon for this passkey provider.")
         }
         return Response(status: .ok, headers: Self.headers, body: .init(byteBuffer: ByteBuffer(bytes: icon.svg)))
     }

@@ -36,8 +36,7 @@ struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlewa
             return try await next(request, context)
         case .limited(let seconds):
             refused.increment()
-            var response = try APIError(
-                .rateLimited, "rate_limited", "Too many requests from this address; try again in \(seconds) seconds."
+            var response = try APIError(.rateLimited, "Too many requests from this address; try again in \(seconds) seconds."
             ).response(from: request, context: context)
             response.headers[.retryAfter] = "\(seconds)"
             return response

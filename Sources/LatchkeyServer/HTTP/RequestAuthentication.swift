@@ -38,12 +38,10 @@ struct RequestAuthentication: Sendable {
     private func checkSameSite(_ request: Request) throws {
         if let origin = request.headers[.origin] {
             guard origins.contains(origin) else {
-                throw APIError(.forbidden, "origin_not_allowed", "Requests with the session cookie must come from this site's own pages.")
+                throw APIError(.originNotAllowed, "Requests with the session cookie must come from this site's own pages.")
             }
         } else if Self.secFetchSite.flatMap({ request.headers[$0] }) != "same-origin" {
-            throw APIError(
-                .forbidden, "origin_required",
-                "Requests that change something with the session cookie must carry an Origin header (or use Authorization: Bearer).")
+            throw APIError(.originRequired, "Requests that change something with the session cookie must carry an Origin header (or use Authorization: Bearer).")
         }
     }
 
@@ -59,7 +57,7 @@ struct RequestAuthentication: Sendable {
     static func bearerToken(_ header: String) throws -> String {
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
-            throw APIError(.unauthorized, "not_authenticated", "Use the header Authorization: Bearer <token>.")
+            throw APIError(.notAuthenticated, "Use the header Authorization: Bearer <token>.")
         }
         return String(parts[1])
     }

@@ -11,14 +11,14 @@ extension RequestBody {
         do {
             buffer = try await request.body.collect(upTo: limit)
         } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+            throw APIError.bodyTooLarge
         } catch is NIOTooManyBytesError {
-            throw APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+            throw APIError.bodyTooLarge
         }
         guard buffer.readableBytes > 0 else { return nil }
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         guard contentType.hasPrefix("application/json") else {
-            throw APIError(.badRequest, "unsupported_content_type", "Send the body as Content-Type: application/json.")
+            throw APIError.jsonContentTypeRequired
         }
         return Data(buffer: buffer)
     }
@@ -27,7 +27,7 @@ extension RequestBody {
     /// looks at it) and then by the type itself; a missing body is a 400.
     static func decode<T: JSONReadable>(_ type: T.Type, from request: Request) async throws -> T {
         guard let data = try await read(request) else {
-            throw APIError(.badRequest, "missing_body", "This request needs a JSON body.")
+            throw APIError.missingBody
         }
         return try decode(type, from: data)
     }

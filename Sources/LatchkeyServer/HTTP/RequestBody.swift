@@ -14,7 +14,7 @@ enum RequestBody {
         do {
             document = try JSONValue.parse(data)
         } catch {
-            throw APIError(.badRequest, "malformed_json", "The body is not valid JSON: \(error.reason) at byte \(error.offset).")
+            throw APIError(.malformedJSON, "The body is not valid JSON: \(error.reason) at byte \(error.offset).")
         }
         do {
             return try T(json: try JSONShapeReader(document))
@@ -27,9 +27,9 @@ enum RequestBody {
     private static func fieldError(_ problem: JSONShapeError.Problem, at path: [String]) -> APIError {
         let field = path.joined(separator: ".")
         switch problem {
-        case .missing: return APIError(.badRequest, "missing_field", "The field \(field) is missing.")
-        case .wrongType: return APIError(.badRequest, "invalid_type", "The field \(field) has the wrong type.")
-        case .null: return APIError(.badRequest, "invalid_type", "The field \(field) must not be null.")
+        case .missing: return APIError(.missingField, "The field \(field) is missing.")
+        case .wrongType: return APIError(.invalidType, "The field \(field) has the wrong type.")
+        case .null: return APIError(.invalidType, "The field \(field) must not be null.")
         }
     }
 }

@@ -58,7 +58,7 @@ struct TokenController: Sendable {
     }
 
     static func notEnabled(_ what: String) -> APIError {
-        APIError(.notFound, "not_enabled", "\(what) are not enabled on this server (latchkey serve --help).")
+        APIError(.notEnabled, "\(what) are not enabled on this server (latchkey serve --help).")
     }
 
     func token(_ request: Request) async throws -> Response {
@@ -83,7 +83,7 @@ struct TokenController: Sendable {
         guard let header = request.headers[.authorization], let secret = try? RequestAuthentication.bearerToken(header),
               Self.constantTimeEqual(Array(SHA256.hash(data: Array(secret.utf8))), introspectionSecretDigest)
         else {
-            var refusal = try APIError(.unauthorized, "invalid_client", "Present the introspection secret as Authorization: Bearer <secret>.")
+            var refusal = try APIError(.invalidClient, "Present the introspection secret as Authorization: Bearer <secret>.")
                 .response(from: request, context: context)
             refusal.headers[.wwwAuthenticate] = "Bearer realm=\"latchkey-introspection\""
             return refusal
@@ -127,21 +127,21 @@ struct TokenController: Sendable {
         do {
             buffer = try await request.body.collect(upTo: RequestBody.limit)
         } catch {
-            throw APIError(.tooLarge, "body_too_large", "The request body is larger than 64 KiB.")
+            throw APIError.bodyTooLarge
         }
         guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
-            throw APIError(.badRequest, "unsupported_content_type", "Send token=… as Content-Type: application/x-www-form-urlencoded (RFC 7662).")
+            throw APIError(.unsupportedContentType, "Send token=… as Content-Type: application/x-www-form-urlencoded (RFC 7662).")
         }
         let body = String(decoding: buffer.readableBytesView, as: UTF8.self)
         for pair in body.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard parts.count == 2, parts[0] == "token" else { continue }
             guard let value = String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding, !value.isEmpty else {
-                throw APIError(.badRequest, "malformed_token_parameter", "The token parameter is not properly percent-encoded.")
+                throw APIError(.malformedTokenParameter, "The token parameter is not properly percent-encoded.")
             }
             return value
         }
-        throw APIError(.badRequest, "missing_token", "Send the token to look up as the form parameter token.")
+        throw APIError(.missingToken, "Send the token to look up as the form parameter token.")
     }
 
     static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }

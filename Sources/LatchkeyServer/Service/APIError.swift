@@ -1,6 +1,8 @@
+import WebAuthn
+
 /// A refusal the API reports to the client as `{"error": {"code", "message"}}` (DESIGN §3). The kind
 /// decides the HTTP status; the code is stable and snake_case; the message is a sentence for people and
-/// never carries internals (SQL, stack traces, secrets).
+/// never carries internals (SQL, stack traces, secrets). Codes come from one catalogue (`ErrorCode`).
 struct APIError: Error, Sendable, Equatable {
     enum Kind: Sendable, Equatable {
         /// 400: the request is malformed.
@@ -28,24 +30,38 @@ struct APIError: Error, Sendable, Equatable {
     }
 
     let kind: Kind
+    /// The code from `ErrorCode`'s catalogue, or a WebAuthn rule's.
     let code: String
     let message: String
 
-    init(_ kind: Kind, _ code: String, _ message: String) {
-        self.kind = kind
-        self.code = code
+    /// A refusal with a code from the catalogue; its status is the code's.
+    init(_ code: ErrorCode, _ message: String) {
+        self.kind = code.kind
+        self.code = code.rawValue
         self.message = message
     }
 
-    static let notAuthenticated = APIError(.unauthorized, "not_authenticated", "Sign in first: this needs a valid session token.")
-    static let unknownChallenge = APIError(
-        .unauthorized, "unknown_challenge", "The challenge is unknown, expired or already used; start the ceremony again.")
-    static let unknownCredential = APIError(.notFound, "unknown_credential", "This passkey is not registered here.")
-    static let recentSignInRequired = APIError(
-        .forbidden, "recent_sign_in_required", "Adding a passkey needs a recent sign-in: sign in with one of your passkeys again, then add it.")
-    static func tooManyPasskeys(_ limit: Int) -> APIError {
-        APIError(.conflict, "too_many_passkeys", "This account already has \(limit) passkeys, the most it may hold; remove one first.")
+    /// A ceremony that failed WebAuthn's verification: 401 with the failed rule's own code and sentence
+    /// (the one place WebAuthn's errors become the API's).
+    init(_ error: WebAuthnError) {
+        self.kind = .unauthorized
+        self.code = error.code
+        self.message = error.message
     }
+
+    static let notAuthenticated = APIError(.notAuthenticated, "Sign in first: this needs a valid session token.")
+    static let unknownChallenge = APIError(.unknownChallenge, "The challenge is unknown, expired or already used; start the ceremony again.")
+    static let unknownCredential = APIError(.unknownCredential, "This passkey is not registered here.")
+    static let unknownPasskey = APIError(.unknownPasskey, "This account has no passkey with that id.")
+    static let recentSignInRequired = APIError(
+        .recentSignInRequired, "Adding a passkey needs a recent sign-in: sign in with one of your passkeys again, then add it.")
+    static func tooManyPasskeys(_ limit: Int) -> APIError {
+        APIError(.tooManyPasskeys, "This account already has \(limit) passkeys, the most it may hold; remove one first.")
+    }
+    static let bodyTooLarge = APIError(.bodyTooLarge, "The request body is larger than 64 KiB.")
+    static let missingBody = APIError(.missingBody, "This request needs a JSON body.")
+    static let jsonContentTypeRequired = APIError(.unsupportedContentType, "Send the body as Content-Type: application/json.")
+    static let internalError = APIError(.internalError, "The server could not complete this request.")
     static let databaseUnavailable = APIError(
-        .unavailable, "database_unavailable", "The database cannot be reached right now; nothing was changed. Try again in a few seconds.")
+        .databaseUnavailable, "The database cannot be reached right now; nothing was changed. Try again in a few seconds.")
 }

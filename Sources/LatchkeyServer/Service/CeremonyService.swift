@@ -95,8 +95,8 @@ struct CeremonyService: Sendable {
         }
         let kind: CeremonyMetrics.Ceremony = ceremony.kind == .addPasskey ? .addPasskey : .registration
         if ceremony.kind == .addPasskey, ceremony.accountId != sessionAccountId {
-            metrics.failed(kind, reason: "wrong_account")
-            throw APIError(.forbidden, "wrong_account", "This passkey ceremony was started by another session.")
+            metrics.failed(kind, reason: ErrorCode.wrongAccount.rawValue)
+            throw APIError(.wrongAccount, "This passkey ceremony was started by another session.")
         }
         let result: RegistrationResult
         do {
@@ -104,7 +104,7 @@ struct CeremonyService: Sendable {
                 credential, expectedChallenge: challenge, allowedAlgorithms: Self.offeredAlgorithms)
         } catch {
             metrics.failed(kind, reason: error.code)
-            throw APIError(.unauthorized, error.code, error.message)
+            throw APIError(error)
         }
         let created = now()
         let record = CredentialRecord(
@@ -140,8 +140,8 @@ struct CeremonyService: Sendable {
             throw APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount)
         } catch Store.Failure.duplicate {
             // §7.1 step 27: a credential id may be registered only once.
-            metrics.failed(kind, reason: "credential_exists")
-            throw APIError(.conflict, "credential_exists", "This passkey is already registered.")
+            metrics.failed(kind, reason: ErrorCode.credentialExists.rawValue)
+            throw APIError(.credentialExists, "This passkey is already registered.")
         }
     }
 
@@ -162,7 +162,7 @@ struct CeremonyService: Sendable {
         let challenge = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind == .login else { throw failed(APIError.unknownChallenge) }
         guard let credentialId = Base64URL.decode(credential.rawId), !credentialId.isEmpty else {
-            throw failed(APIError(.unauthorized, "malformed_credential", "§7.2 step 3: credential member rawId is malformed: not base64url"))
+            throw failed(APIError(WebAuthnError(.malformedCredential(field: "rawId", reason: "not base64url"), in: .authentication)))
         }
         // Made up front so that the decision inside the transaction stays a pure function of what it reads.
         let token = SessionToken.generate()
@@ -179,7 +179,7 @@ struct CeremonyService: Sendable {
                     session: sessions.session(for: token, accountId: account.id, credentialId: record.id, userVerified: result.userVerified),
                     possibleClone: result.possibleClone, backupStateChanged: result.backupState != record.backupState))
             } catch {
-                return .reject(APIError(.unauthorized, error.code, error.message))
+                return .reject(APIError(error))
             }
         }
         switch outcome {
@@ -195,7 +195,7 @@ struct CeremonyService: Sendable {
         case .rejected(let error):
             throw failed(error)
         case .signCountMoved:
-            throw failed(APIError(.unauthorized, "sign_count_regression", "§7.2 step 23: the signature counter changed during this login; possible cloned authenticator."))
+            throw failed(APIError(.signCountRegression, "§7.2 step 23: the signature counter changed during this login; possible cloned authenticator."))
         }
     }
 
@@ -218,7 +218,7 @@ struct CeremonyService: Sendable {
             return challenge
         } catch let error as WebAuthnError {
             let located = error.ceremony == nil ? WebAuthnError(error.rule, in: ceremony) : error
-            throw APIError(.unauthorized, located.code, located.message)
+            throw APIError(located)
         }
     }
 }

@@ -10,10 +10,10 @@ enum InputRules {
 
     static func displayName(_ value: String, field: String = "displayName") throws(APIError) -> String {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw APIError(.invalidField, "invalid_field", "\(field) must not be empty.") }
+        guard !trimmed.isEmpty else { throw APIError(.invalidField, "\(field) must not be empty.") }
         try checkLength(trimmed, field: field, characters: textCharacters, bytes: textBytes)
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }), !hasBidiOverride(trimmed) else {
-            throw APIError(.invalidField, "invalid_field", "\(field) must not contain control characters or bidirectional overrides.")
+            throw APIError(.invalidField, "\(field) must not contain control characters or bidirectional overrides.")
         }
         return trimmed
     }
@@ -23,7 +23,7 @@ enum InputRules {
     static func credo(_ value: String) throws(APIError) -> String {
         try checkLength(value, field: "credo", characters: textCharacters, bytes: textBytes)
         guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && !"\t\n\r".unicodeScalars.contains($0) }) else {
-            throw APIError(.invalidField, "invalid_field", "credo must not contain control characters other than tabs and line breaks.")
+            throw APIError(.invalidField, "credo must not contain control characters other than tabs and line breaks.")
         }
         return value
     }
@@ -31,11 +31,11 @@ enum InputRules {
     static func passkeyName(_ value: String) throws(APIError) -> String {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.count <= passkeyNameCharacters else {
-            throw APIError(.invalidField, "invalid_field", "name must be 1 to \(passkeyNameCharacters) characters.")
+            throw APIError(.invalidField, "name must be 1 to \(passkeyNameCharacters) characters.")
         }
         try checkLength(trimmed, field: "name", characters: passkeyNameCharacters, bytes: passkeyNameBytes)
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }), !hasBidiOverride(trimmed) else {
-            throw APIError(.invalidField, "invalid_field", "name must not contain control characters or bidirectional overrides.")
+            throw APIError(.invalidField, "name must not contain control characters or bidirectional overrides.")
         }
         return trimmed
     }
@@ -62,7 +62,7 @@ enum InputRules {
     /// characters.
     private static func checkLength(_ value: String, field: String, characters: Int, bytes: Int) throws(APIError) {
         guard value.utf8.count <= bytes, value.count <= characters else {
-            throw APIError(.invalidField, "invalid_field", "\(field) must be at most \(characters) characters and \(bytes) bytes of UTF-8.")
+            throw APIError(.invalidField, "\(field) must be at most \(characters) characters and \(bytes) bytes of UTF-8.")
         }
     }
 }

@@ -1,0 +1,1 @@
+../../../Sources/LatchkeyServer/Service/ErrorCode.swift

@@ -1,0 +1,102 @@
+/// Every error code Latchkey's HTTP API answers with, and the HTTP status each one has: the one place a
+/// code is spelled. A refusal names its code from here (`APIError(.bodyTooLarge, …)`); the codes of a
+/// failed WebAuthn verification are WebAuthn's own catalogue (`WebAuthnError.Rule.code`), mapped once,
+/// in `APIError.init(_: WebAuthnError)`. `ErrorCatalogueTests` holds this list to the codes
+/// `openapi.yaml` documents.
+struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
+    let rawValue: String
+    /// The HTTP status the code is sent with.
+    let kind: APIError.Kind
+    /// Sent only by a compatibility API (PassKeysDemo, Hanko), which `openapi.yaml` does not describe.
+    let compatibilityOnly: Bool
+
+    private init(_ rawValue: String, _ kind: APIError.Kind, compatibilityOnly: Bool = false) {
+        self.rawValue = rawValue
+        self.kind = kind
+        self.compatibilityOnly = compatibilityOnly
+    }
+
+    var description: String { rawValue }
+
+    static func == (lhs: ErrorCode, rhs: ErrorCode) -> Bool { lhs.rawValue == rhs.rawValue }
+    func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    // MARK: 400: the request is malformed
+
+    static let badRequest = ErrorCode("bad_request", .badRequest)
+    static let malformedHTTP = ErrorCode("malformed_http", .badRequest)
+    static let malformedJSON = ErrorCode("malformed_json", .badRequest)
+    static let missingBody = ErrorCode("missing_body", .badRequest)
+    static let missingField = ErrorCode("missing_field", .badRequest)
+    static let invalidType = ErrorCode("invalid_type", .badRequest)
+    static let unsupportedContentType = ErrorCode("unsupported_content_type", .badRequest)
+    static let invalidPasskeyId = ErrorCode("invalid_passkey_id", .badRequest)
+    static let invalidAAGUID = ErrorCode("invalid_aaguid", .badRequest)
+    static let missingToken = ErrorCode("missing_token", .badRequest)
+    static let malformedTokenParameter = ErrorCode("malformed_token_parameter", .badRequest)
+    static let malformedAttestation = ErrorCode("malformed_attestation", .badRequest, compatibilityOnly: true)
+    static let credentialIdRequired = ErrorCode("credential_id_required", .badRequest, compatibilityOnly: true)
+    static let queryTooLong = ErrorCode("query_too_long", .badRequest, compatibilityOnly: true)
+    static let malformedQuery = ErrorCode("malformed_query", .badRequest, compatibilityOnly: true)
+    static let duplicateParameter = ErrorCode("duplicate_parameter", .badRequest, compatibilityOnly: true)
+    static let missingOperation = ErrorCode("missing_operation", .badRequest, compatibilityOnly: true)
+    static let unknownOperation = ErrorCode("unknown_operation", .badRequest, compatibilityOnly: true)
+    /// PassKeysDemo's query and body name different credentials (WebAuthn's own code of that name is
+    /// §7.2 step 5's, a 401).
+    static let queryCredentialIdMismatch = ErrorCode("credential_id_mismatch", .badRequest, compatibilityOnly: true)
+    static let invalidBase64 = ErrorCode("invalid_base64", .badRequest, compatibilityOnly: true)
+
+    // MARK: 401: not authenticated, or a ceremony failed verification
+
+    static let notAuthenticated = ErrorCode("not_authenticated", .unauthorized)
+    static let unknownChallenge = ErrorCode("unknown_challenge", .unauthorized)
+    static let invalidClient = ErrorCode("invalid_client", .unauthorized)
+    /// The signature counter moved while this login ran (the stored counter changed under it).
+    static let signCountRegression = ErrorCode("sign_count_regression", .unauthorized)
+
+    // MARK: 403: not allowed
+
+    static let originNotAllowed = ErrorCode("origin_not_allowed", .forbidden)
+    static let originRequired = ErrorCode("origin_required", .forbidden)
+    static let wrongAccount = ErrorCode("wrong_account", .forbidden)
+    static let recentSignInRequired = ErrorCode("recent_sign_in_required", .forbidden)
+
+    // MARK: 404, 405: nothing there
+
+    static let notFound = ErrorCode("not_found", .notFound)
+    static let notEnabled = ErrorCode("not_enabled", .notFound)
+    static let unknownCredential = ErrorCode("unknown_credential", .notFound)
+    static let unknownPasskey = ErrorCode("unknown_passkey", .notFound)
+    static let unknownIcon = ErrorCode("unknown_icon", .notFound)
+    static let unknownProvider = ErrorCode("unknown_provider", .notFound)
+    static let noIcon = ErrorCode("no_icon", .notFound)
+    static let methodNotAllowed = ErrorCode("method_not_allowed", .methodNotAllowed)
+
+    // MARK: 409: conflicts with the current state
+
+    static let credentialExists = ErrorCode("credential_exists", .conflict)
+    static let lastPasskey = ErrorCode("last_passkey", .conflict)
+    static let tooManyPasskeys = ErrorCode("too_many_passkeys", .conflict)
+    static let wrongCeremony = ErrorCode("wrong_ceremony", .conflict, compatibilityOnly: true)
+    static let alreadySignedIn = ErrorCode("already_signed_in", .conflict, compatibilityOnly: true)
+
+    // MARK: 413, 422, 429, 5xx
+
+    static let bodyTooLarge = ErrorCode("body_too_large", .tooLarge)
+    static let invalidField = ErrorCode("invalid_field", .invalidField)
+    static let rateLimited = ErrorCode("rate_limited", .rateLimited)
+    static let internalError = ErrorCode("internal_error", .internalError)
+    static let databaseUnavailable = ErrorCode("database_unavailable", .unavailable)
+
+    /// Every code above.
+    static let catalogue: [ErrorCode] = [
+        badRequest, malformedHTTP, malformedJSON, missingBody, missingField, invalidType, unsupportedContentType, invalidPasskeyId,
+        invalidAAGUID, missingToken, malformedTokenParameter, malformedAttestation, credentialIdRequired, queryTooLong, malformedQuery,
+        duplicateParameter, missingOperation, unknownOperation, queryCredentialIdMismatch, invalidBase64,
+        notAuthenticated, unknownChallenge, invalidClient, signCountRegression,
+        originNotAllowed, originRequired, wrongAccount, recentSignInRequired,
+        notFound, notEnabled, unknownCredential, unknownPasskey, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
+        credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
+        bodyTooLarge, invalidField, rateLimited, internalError, databaseUnavailable,
+    ]
+}
