@@ -71,7 +71,7 @@ struct CompatibilityTests {
     @Test("the page's name is HTML-escaped")
     func escaping() {
         #expect(HankoController.escapeHTML(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
-        // Review 3, finding 6: a Prepend scalar (U+0600, U+110BD) forms one grapheme cluster with the `<`,
+        // SECURITY-FINDINGS-3.md, finding 6: a Prepend scalar (U+0600, U+110BD) forms one grapheme cluster with the `<`,
         // `"` or `>` after it; each of those is still escaped, and the Prepend scalar kept.
         for prepend in ["\u{600}", "\u{110BD}", "\u{6DD}", "\u{D4E}"] {
             let hostile = "\(prepend)<meta http-equiv=\(prepend)\"refresh\(prepend)\"\(prepend)>"
@@ -81,7 +81,7 @@ struct CompatibilityTests {
         }
     }
 
-    @Test("review 3, finding 7: a finalize without Origin must not say it came from another site; GET /logout from another site signs nobody out")
+    @Test("Hanko: a finalize without Origin must not say it came from another site; GET /logout from another site signs nobody out (SECURITY-FINDINGS-3.md, finding 7)")
     func hankoCrossSite() async throws {
         let on = TestServer.configuration { $0.compatibility = [.hanko] }
         try await TestServer.run(on) { api in

@@ -8,7 +8,7 @@ import WebAuthn
 /// Every PassKeysDemo weakness in ../shared/PRIOR-ART.md, shown fixed.
 @Suite("PassKeysDemo weaknesses, fixed")
 struct PriorArtWeaknessTests {
-    @Test("1: tokens are stored only as hashes")
+    @Test("tokens are stored only as hashes (PRIOR-ART.md, PassKeysDemo weakness 1)")
     func tokensHashed() async throws {
         try await TestServer.withApplication { api, latchkey in
             let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
@@ -21,7 +21,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("2: no anonymous caller learns credential ids: login options carry an empty allowCredentials")
+    @Test("no anonymous caller learns credential ids: login options carry an empty allowCredentials (PRIOR-ART.md, PassKeysDemo weakness 2)")
     func noEnumeration() async throws {
         try await TestServer.run { api in
             _ = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
@@ -31,7 +31,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("3: a garbage assertion naming someone's credential does not log them out")
+    @Test("a garbage assertion naming someone's credential does not log them out (PRIOR-ART.md, PassKeysDemo weakness 3)")
     func noForcedLogout() async throws {
         try await TestServer.run { api in
             let victim = SoftAuthenticator(store: InMemoryCredentialStore())
@@ -45,7 +45,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("4: a replayed login response is refused, even with sign count 0")
+    @Test("a replayed login response is refused, even with sign count 0 (PRIOR-ART.md, PassKeysDemo weakness 4)")
     func noReplay() async throws {
         try await TestServer.run { api in
             let phone = SoftAuthenticator(store: InMemoryCredentialStore()) // synced: counter stays 0
@@ -58,7 +58,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("4: challenges expire")
+    @Test("challenges expire (PRIOR-ART.md, PassKeysDemo weakness 4)")
     func challengesExpire() async throws {
         let clock = TestClock()
         try await TestServer.run(now: { clock.now }) { api in
@@ -71,7 +71,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("5: the session cookie is HttpOnly, SameSite=Strict, Secure over https; every login gets a new token", arguments: [
+    @Test("the session cookie is HttpOnly, SameSite=Strict, Secure over https; every login gets a new token (PRIOR-ART.md, PassKeysDemo weakness 5)", arguments: [
         ("example.com", "https://example.com", true), ("localhost", "http://localhost:8080", false),
     ])
     func sessionCookie(rpId: String, origin: String, secure: Bool) async throws {
@@ -96,7 +96,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("6: sessions expire")
+    @Test("sessions expire (PRIOR-ART.md, PassKeysDemo weakness 6)")
     func sessionsExpire() async throws {
         let clock = TestClock()
         try await TestServer.run(TestServer.configuration { $0.sessionTTL = 60 }, now: { clock.now }) { api in
@@ -107,7 +107,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("7: the Authorization header must be exactly `Bearer <token>`")
+    @Test("the Authorization header must be exactly `Bearer <token>` (PRIOR-ART.md, PassKeysDemo weakness 7)")
     func strictBearer() async throws {
         try await TestServer.run { api in
             let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
@@ -119,7 +119,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("8: a response without user verification is refused")
+    @Test("a response without user verification is refused (PRIOR-ART.md, PassKeysDemo weakness 8)")
     func uvRequired() async throws {
         try await TestServer.run { api in
             let options = try api.creationOptions(try await api.send(.post, "/api/registration/options", object: ["displayName": "Ada"]))
@@ -133,7 +133,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("9: an origin that merely ends with the RP ID is refused")
+    @Test("an origin that merely ends with the RP ID is refused (PRIOR-ART.md, PassKeysDemo weakness 9)")
     func exactOrigin() async throws {
         try await TestServer.run { api in
             let options = try api.creationOptions(try await api.send(.post, "/api/registration/options", object: ["displayName": "Ada"]))
@@ -146,7 +146,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("10: the sign count is stored and enforced")
+    @Test("the sign count is stored and enforced (PRIOR-ART.md, PassKeysDemo weakness 10)")
     func signCountStored() async throws {
         try await TestServer.run { api in
             let key = SoftAuthenticator(store: InMemoryCredentialStore(), backupStyle: .deviceBound)
@@ -160,7 +160,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("10: with --sign-count warn, a counter that did not grow is let through and counted; the stored counter never goes back")
+    @Test("with --sign-count warn, a counter that did not grow is let through and counted; the stored counter never goes back (PRIOR-ART.md, PassKeysDemo weakness 10)")
     func signCountWarn() async throws {
         try await TestServer.run(TestServer.configuration { $0.signCountPolicy = .report }) { api in
             let key = SoftAuthenticator(store: InMemoryCredentialStore(), backupStyle: .deviceBound)
@@ -179,7 +179,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("11: empty and oversized display names are 422, not 500; writes are all-or-nothing", arguments: ["", "   ", String(repeating: "x", count: 256)])
+    @Test("empty and oversized display names are 422, not 500; writes are all-or-nothing (PRIOR-ART.md, PassKeysDemo weakness 11)", arguments: ["", "   ", String(repeating: "x", count: 256)])
     func displayNameValidation(name: String) async throws {
         try await TestServer.run { api in
             let reply = try await api.send(.post, "/api/registration/options", object: ["displayName": name])
@@ -194,7 +194,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("12: state never changes on GET")
+    @Test("state never changes on GET (PRIOR-ART.md, PassKeysDemo weakness 12)")
     func noStateChangeOnGet() async throws {
         try await TestServer.run { api in
             let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
@@ -206,7 +206,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("13: a database that cannot be reached is a 503 database_unavailable that says nothing else about it")
+    @Test("a database that cannot be reached is a 503 database_unavailable that says nothing else about it (PRIOR-ART.md, PassKeysDemo weakness 13)")
     func databaseErrorsStayInside() async throws {
         try await TestServer.withApplication { api, latchkey in
             let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
@@ -225,7 +225,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("14: no new account while logged in: with a session, registration adds a passkey to this account")
+    @Test("no new account while logged in: with a session, registration adds a passkey to this account (PRIOR-ART.md, PassKeysDemo weakness 14)")
     func noCreateWhileLoggedIn() async throws {
         try await TestServer.run { api in
             let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
@@ -244,7 +244,7 @@ struct PriorArtWeaknessTests {
         }
     }
 
-    @Test("14: requests are rate limited by default: one address cannot start ceremonies without end")
+    @Test("requests are rate limited by default: one address cannot start ceremonies without end (PRIOR-ART.md, PassKeysDemo weakness 14)")
     func rateLimitedByDefault() async throws {
         #expect(ServerConfiguration().rateLimit == 600)
         try await TestServer.run(over: .live) { api in

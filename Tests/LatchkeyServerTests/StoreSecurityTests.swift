@@ -6,7 +6,7 @@ import Testing
 /// The storage side of SECURITY-FINDINGS 10, 12 and 13, on every backend. An extension of `StoreTests`
 /// so that they share its serialization: the PostgreSQL cases use one database and drop its tables.
 extension StoreTests {
-    @Test("12: text is stored byte for byte, NULs included (the driver bound text up to the first NUL)", arguments: Backends.all)
+    @Test("text is stored byte for byte, NULs included (the driver bound text up to the first NUL) (SECURITY-FINDINGS.md, finding 12)", arguments: Backends.all)
     func nulStored(backend: String) async throws {
         try await Backends.with(backend) { store in
             let account = Self.account()
@@ -18,7 +18,7 @@ extension StoreTests {
         }
     }
 
-    @Test("13: two registrations of one credential id at once: one account, one 409-able duplicate, no driver error", arguments: Backends.all)
+    @Test("two registrations of one credential id at once: one account, one 409-able duplicate, no driver error (SECURITY-FINDINGS.md, finding 13)", arguments: Backends.all)
     func duplicateRace(backend: String) async throws {
         try await Backends.with(backend) { store in
             for round in 0..<10 {
@@ -42,7 +42,7 @@ extension StoreTests {
         }
     }
 
-    @Test("13: removing an account's last two passkeys at once leaves one", arguments: Backends.all)
+    @Test("removing an account's last two passkeys at once leaves one (SECURITY-FINDINGS.md, finding 13)", arguments: Backends.all)
     func deletionRace(backend: String) async throws {
         try await Backends.with(backend) { store in
             for round in 0..<10 {

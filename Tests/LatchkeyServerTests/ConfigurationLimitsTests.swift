@@ -1,0 +1,38 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import SoftAuthenticator
+import Testing
+import WebAuthn
+@testable import LatchkeyServer
+
+/// Lifetimes past what dates and cookies hold are refused at start-up, and the longest allowed ones work.
+@Suite("Lifetimes and other limits in the configuration")
+struct ConfigurationLimitsTests {
+    @Test("session and challenge lifetimes beyond what dates and cookies hold are refused at start-up (SECURITY-FINDINGS.md, finding 4)")
+    func lifetimes() throws {
+        for (session, challenge) in [(1e20, 300.0), (86_400 * 401, 300), (86_400, 1e300), (86_400, 3601), (86_400, -1)] {
+            var configuration = TestServer.configuration()
+            configuration.sessionTTL = session
+            configuration.ceremonyTTL = challenge
+            #expect(throws: ServerConfiguration.Invalid.self, "\(session) / \(challenge)") { try configuration.validate() }
+        }
+        var longest = TestServer.configuration()
+        longest.sessionTTL = ServerConfiguration.maximumSessionTTL
+        longest.ceremonyTTL = ServerConfiguration.maximumCeremonyTTL
+        try longest.validate()
+    }
+
+    @Test("at the longest lifetimes, options and login still work (no trap in the time arithmetic) (SECURITY-FINDINGS.md, finding 4)")
+    func longestLifetimesWork() async throws {
+        let configuration = TestServer.configuration {
+            $0.sessionTTL = ServerConfiguration.maximumSessionTTL
+            $0.ceremonyTTL = ServerConfiguration.maximumCeremonyTTL
+        }
+        try await TestServer.run(configuration) { api in
+            let authenticator = SoftAuthenticator(store: InMemoryCredentialStore())
+            _ = try await api.register("Ada", with: authenticator)
+            #expect(try await api.login(with: authenticator).status == .ok)
+        }
+    }
+}
