@@ -220,10 +220,3 @@ enum Migrations {
         try await database.raw("SELECT pg_advisory_xact_lock(\(bind: Int64(0x4c61_7463))) AS locked").run()
     }
 }
-
-/// Times are stored as milliseconds since 1970 in BIGINT columns: the same on both databases.
-enum Timestamp {
-    static func now() -> Int64 { milliseconds(Date()) }
-    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-    static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
-}
