@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/vapor/sql-kit", from: "3.36.0"),
         .package(url: "https://github.com/vapor/postgres-kit", from: "2.17.0"),
         // Tests only: the driver DirectSQLite stands in for, which SQLiteDriverComparisonTests holds it to.
@@ -62,6 +63,11 @@ let package = Package(
                 "WebAuthn", "CBOR", "CSQLite3",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "SQLKit", package: "sql-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
@@ -75,7 +81,10 @@ let package = Package(
         ),
         .target(
             name: "LatchkeyClient",
-            dependencies: ["WebAuthn", .product(name: "AsyncHTTPClient", package: "async-http-client")]
+            dependencies: [
+                "WebAuthn", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
         // LatchkeyClient's Authenticator over AuthenticationServices (compiled where that framework exists);
         // its JSON mapping is plain Swift, built and tested everywhere.
@@ -87,12 +96,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // An application that embeds Latchkey (README: "Add passkeys to a Hummingbird app").
         .executableTarget(
             name: "EmbeddedApp",
-            dependencies: ["LatchkeyServer", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [
+                "LatchkeyServer", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Examples/EmbeddedApp"
         ),
         // Release-mode benchmark, run by hand (`swift run -c release latchkey-bench`), never by the tests.
@@ -121,8 +135,17 @@ let package = Package(
             dependencies: [
                 "LatchkeyServer", "SoftAuthenticator", "WebAuthn",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
         .testTarget(
@@ -130,19 +153,27 @@ let package = Package(
             dependencies: [
                 "LatchkeyClient", "LatchkeyServer", "SoftAuthenticator", "WebAuthn",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(
             name: "LatchkeyAppleAuthenticatorTests",
             dependencies: ["LatchkeyAppleAuthenticator", "LatchkeyClient", "SoftAuthenticator", "WebAuthn"]
         ),
-        .testTarget(name: "LatchkeyCLITests", dependencies: ["latchkey", "WebAuthn"]),
+        .testTarget(
+            name: "LatchkeyCLITests",
+            dependencies: ["latchkey", "WebAuthn", "LatchkeyServer", .product(name: "Logging", package: "swift-log")]
+        ),
         .testTarget(
             name: "EmbeddedAppTests",
             dependencies: [
                 "EmbeddedApp", "LatchkeyServer", "SoftAuthenticator", "WebAuthn",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ],
