@@ -15,7 +15,19 @@ enum OriginCheck {
     }
 
     /// The RP ID to use: the one asked for, checked against the origin, or the origin's host.
+    ///
+    /// An Android app's origin (`android:apk-key-hash:` and the base64url SHA-256 of its signing
+    /// certificate) has no host: Credential Manager lets the app use the RP ID it asks for once the site's
+    /// `assetlinks.json` lists the app, and the relying party then checks the origin itself. Acting as such
+    /// an app, the authenticator takes the requested RP ID (one must be given).
     static func rpId(_ requested: String?, origin: String) throws(SoftAuthenticatorError) -> String {
+        if origin.hasPrefix(androidOriginPrefix) {
+            let hash = origin.dropFirst(androidOriginPrefix.count)
+            guard hash.utf8.count == 43, hash.utf8.allSatisfy({ $0.isBase64URLCharacter }), let requested, !requested.isEmpty else {
+                throw .invalidOrigin(origin)
+            }
+            return requested.lowercased()
+        }
         let host = try host(of: origin)
         guard let requested else { return host }
         let rpId = requested.lowercased()
@@ -28,5 +40,14 @@ enum OriginCheck {
             throw .rpIdNotValidForOrigin(rpId: requested, origin: origin)
         }
         return rpId
+    }
+}
+
+/// The prefix of an Android app's origin in client data.
+let androidOriginPrefix = "android:apk-key-hash:"
+
+private extension UInt8 {
+    var isBase64URLCharacter: Bool {
+        (0x41...0x5A).contains(self) || (0x61...0x7A).contains(self) || (0x30...0x39).contains(self) || self == 0x2D || self == 0x5F
     }
 }

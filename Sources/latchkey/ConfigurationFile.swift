@@ -65,6 +65,7 @@ struct ConfigurationFile {
         Setting("attestation", "LATCHKEY_ATTESTATION", .choice(["none", "direct"])),
         Setting("sign-count", "LATCHKEY_SIGN_COUNT", .choice(["reject", "warn"])),
         Setting("apple-app-id", "LATCHKEY_APPLE_APP_ID", .list),
+        Setting("android-app", "LATCHKEY_ANDROID_APP", .list),
         Setting("threads", "LATCHKEY_THREADS", .integer),
         Setting("rate-limit", "LATCHKEY_RATE_LIMIT", .integer),
         Setting("rate-limit-scope", "LATCHKEY_RATE_LIMIT_SCOPE", .choice(["instance", "database"])),

@@ -14,7 +14,7 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Environment: LATCHKEY_CONFIG (as --config), LATCHKEY_HOST, LATCHKEY_PORT, LATCHKEY_RP_ID, LATCHKEY_RP_NAME, LATCHKEY_ORIGIN (comma-separated), \
             LATCHKEY_DATABASE, LATCHKEY_KEY_FILE, LATCHKEY_MAX_PASSKEYS_PER_ACCOUNT, LATCHKEY_ADD_PASSKEY_WINDOW (seconds), LATCHKEY_HEAD_TIMEOUT (seconds), LATCHKEY_SESSION_TTL (seconds), LATCHKEY_CHALLENGE_TTL (seconds), \
-            LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_THREADS, LATCHKEY_RATE_LIMIT, \
+            LATCHKEY_USER_VERIFICATION, LATCHKEY_ATTESTATION, LATCHKEY_APPLE_APP_ID (comma-separated), LATCHKEY_ANDROID_APP (comma-separated), LATCHKEY_THREADS, LATCHKEY_RATE_LIMIT, \
             LATCHKEY_TRUST_FORWARDED_FOR (true or false), LATCHKEY_IDLE_TIMEOUT (seconds), LATCHKEY_MAX_CONNECTIONS, \
             LATCHKEY_MAX_CONNECTIONS_PER_CLIENT, LATCHKEY_DATABASE_POOL, LATCHKEY_DATABASE_TIMEOUT (seconds), \
             LATCHKEY_RATE_LIMIT_SCOPE, LATCHKEY_HOUSEKEEPING_INTERVAL (seconds), LATCHKEY_ACCESS_TOKENS (true or false), \
@@ -47,6 +47,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("sign-count"), help: "A login whose signature counter did not grow: reject (default) or warn (let it through, count it).")
     var signCount: String?
     @Option(name: .customLong("apple-app-id"), help: "TEAMID.bundle.id allowed to use these passkeys; repeatable.") var appleAppId: [String] = []
+    @Option(name: .customLong("android-app"), help: "PACKAGE:SHA256_FINGERPRINT (AA:BB:…, as keytool prints it) of an Android app allowed to use these passkeys; repeatable.")
+    var androidApp: [String] = []
     @Option(help: "Event-loop threads serving connections (default 1; 0: one per core).") var threads: Int?
     @Option(name: .customLong("rate-limit"), help: "API requests per minute per client address, in bursts of as many (default 600; 0: no limit).")
     var rateLimit: Int?
@@ -186,6 +188,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         c.appleAppIds = appleAppId.isEmpty ? list("LATCHKEY_APPLE_APP_ID") : appleAppId
+        for text in androidApp.isEmpty ? list("LATCHKEY_ANDROID_APP") : androidApp { c.androidApps.append(try AndroidApp(parsing: text)) }
         c.threads = try integer(threads, "LATCHKEY_THREADS") ?? c.threads
         c.rateLimit = try integer(rateLimit, "LATCHKEY_RATE_LIMIT") ?? c.rateLimit
         if let text = rateLimitScope ?? env["LATCHKEY_RATE_LIMIT_SCOPE"].flatMap({ $0.isEmpty ? nil : $0 }) {

@@ -34,6 +34,7 @@ struct ConfigurationFileTests {
         attestation = "direct"
         sign-count = "warn"
         apple-app-id = ["ABCDE12345.com.example.app", "ABCDE12345.com.example.other"]
+        android-app = ["com.example.app:\(String(repeating: "AB:", count: 31))CD"]
         threads = 2
         rate-limit = 100
         rate-limit-scope = "instance"
@@ -93,6 +94,7 @@ struct ConfigurationFileTests {
         #expect(c.rpId == "example.com")
         #expect(c.rpName == "Example")
         #expect(c.keyFile == "/etc/latchkey/latchkey.key")
+        #expect(c.androidApps.map(\.packageName) == ["com.example.app"])
         #expect(c.maxPasskeysPerAccount == 20)
         #expect(c.addPasskeyWindow == 120)
         #expect(c.headTimeout == 5)

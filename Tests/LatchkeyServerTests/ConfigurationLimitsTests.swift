@@ -36,3 +36,21 @@ struct ConfigurationLimitsTests {
         }
     }
 }
+
+extension ConfigurationLimitsTests {
+    @Test("--android-app: PACKAGE:FINGERPRINT as keytool prints it becomes the app's android:apk-key-hash origin among the relying party's; malformed ones are refused (issue 35)")
+    func androidApps() throws {
+        let fingerprint = (0..<32).map { String(format: "%02x", $0) }.joined(separator: ":")
+        let app = try AndroidApp(parsing: "com.example.app:" + fingerprint)
+        #expect(app.packageName == "com.example.app" && app.fingerprint == Array(0..<32))
+        #expect(app.fingerprintText == fingerprint.uppercased())
+        #expect(app.origin == "android:apk-key-hash:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8")
+        var configuration = TestServer.configuration()
+        configuration.androidApps = [app]
+        #expect(configuration.relyingParty.origins == [TestServer.origin, app.origin])
+        for bad in ["com.example.app", "com.example.app:" + fingerprint.dropLast(3), "app:" + fingerprint, "com.example.app:" + fingerprint + ":00",
+                    "com..app:" + fingerprint, "com.ex-ample.app:" + fingerprint, "com.example.app:" + fingerprint.replacingOccurrences(of: ":", with: "")] {
+            #expect(throws: ServerConfiguration.Invalid.self, "\(bad)") { try AndroidApp(parsing: bad) }
+        }
+    }
+}

@@ -41,6 +41,24 @@ struct RefusalTests {
         }
     }
 
+    @Test("acting as an Android app: the client data carries the app's origin and the requested RP ID is used; a malformed app origin or none is refused (issue 35)")
+    func androidApp() throws {
+        let authenticator = SoftAuthenticator(store: InMemoryCredentialStore(), attestationMode: .none)
+        let origin = "android:apk-key-hash:" + Base64URL.encode(Array(0..<32))
+        let created = try authenticator.makeCredential(R.creationOptions(algorithms: [-7], challenge: R.challenge()), origin: origin)
+        let clientData = try #require(Base64URL.decode(created.response.clientDataJSON))
+        #expect(try CollectedClientData(bytes: clientData).origin == origin)
+        #expect(try authenticator.passkeys().first?.rpId == R.creationOptions(algorithms: [-7], challenge: []).rp.id)
+        let assertion = try authenticator.getAssertion(R.requestOptions(challenge: R.challenge()), origin: origin)
+        #expect(try CollectedClientData(bytes: try #require(Base64URL.decode(assertion.response.clientDataJSON))).origin == origin)
+        var noRP = R.creationOptions(algorithms: [-7], challenge: R.challenge())
+        noRP.rp.id = nil
+        for (options, bad) in [(noRP, origin), (R.creationOptions(algorithms: [-7], challenge: R.challenge()), "android:apk-key-hash:short"),
+                               (R.creationOptions(algorithms: [-7], challenge: R.challenge()), "android:apk-key-hash:" + String(repeating: "+", count: 43))] {
+            #expect(throws: SoftAuthenticatorError.invalidOrigin(bad)) { try authenticator.makeCredential(options, origin: bad) }
+        }
+    }
+
     @Test("localhost over http is a secure context, and the RP ID defaults to the origin's host")
     func localhost() throws {
         let authenticator = SoftAuthenticator(store: InMemoryCredentialStore(), attestationMode: .none)

@@ -52,6 +52,9 @@ public struct ServerConfiguration: Sendable {
     public var userVerification = RelyingParty.UserVerificationPolicy.required
     public var attestation = AttestationPreference.none
     public var appleAppIds: [String] = []
+    /// Android apps that may use these passkeys: published in `/.well-known/assetlinks.json`, and their
+    /// `android:apk-key-hash:` origins accepted beside `origins`.
+    public var androidApps: [AndroidApp] = []
     /// A login whose signature counter did not grow (§7.2 step 23, a possibly cloned authenticator) is
     /// refused by default; `.report` lets it through and counts it in `latchkey_possible_clones_total`,
     /// for fleets of authenticators whose counters are known to misbehave.
@@ -186,6 +189,9 @@ public struct ServerConfiguration: Sendable {
         if let problem = CompatibilityAPI.problem(withPassKeysDemoPath: passKeysDemoPath) {
             throw Invalid(description: "the PassKeysDemo path (--compat-passkeysdemo-path) \(problem), not \"\(passKeysDemoPath)\"")
         }
+        if let repeated = Dictionary(grouping: androidApps, by: \.packageName).first(where: { $0.value.count > 1 && Set($0.value.map(\.fingerprint)).count < $0.value.count }) {
+            throw Invalid(description: "the Android app \(repeated.key) is given twice with the same fingerprint")
+        }
         guard (0...256).contains(threads) else { throw Invalid(description: "the number of threads must be between 1 and 256 (0: one per core), not \(threads)") }
     }
 
@@ -243,7 +249,7 @@ public struct ServerConfiguration: Sendable {
     /// The relying party the verifiers check against.
     var relyingParty: RelyingParty {
         RelyingParty(
-            id: rpId, name: rpName, origins: origins.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
+            id: rpId, name: rpName, origins: origins.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } + androidApps.map(\.origin),
             userVerification: userVerification, signCountPolicy: signCountPolicy)
     }
 

@@ -65,7 +65,7 @@ struct AccountController: Sendable {
 
     func passkeys(_ request: Request) async throws -> Response {
         let caller = try await authentication.require(request)
-        return try JSONResponse.make(.ok, try await store.credentials(accountId: caller.accountId).map { PasskeyJSON($0, providers: providers) })
+        return try JSONResponse.make(.ok, try await store.credentials(accountId: caller.accountId).map { PasskeyJSON($0, providers: providers, androidApps: configuration.androidApps) })
     }
 
     /// What a native client needs to keep the platform's passkey manager in step, in the shape of the
@@ -86,7 +86,7 @@ struct AccountController: Sendable {
         guard let renamed = try await store.renameCredential(id: credentialId, accountId: caller.accountId, name: name) else {
             throw APIError.unknownPasskey
         }
-        return try JSONResponse.make(.ok, PasskeyJSON(renamed, providers: providers))
+        return try JSONResponse.make(.ok, PasskeyJSON(renamed, providers: providers, androidApps: configuration.androidApps))
     }
 
     func remove(_ request: Request, id: String?) async throws -> Response {

@@ -36,7 +36,7 @@ struct CeremonyController: Sendable {
         case .newAccount(let token, let account):
             return try sessionResponse(.created, token: token, account: account)
         case .addedPasskey(let credential):
-            return try JSONResponse.make(.created, PasskeyResponse(passkey: PasskeyJSON(credential, providers: providers)))
+            return try JSONResponse.make(.created, PasskeyResponse(passkey: PasskeyJSON(credential, providers: providers, androidApps: configuration.androidApps)))
         }
     }
 

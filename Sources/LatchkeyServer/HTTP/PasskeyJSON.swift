@@ -23,8 +23,12 @@ struct PasskeyJSON: Encodable {
     let aaguid: String
     /// The passkey provider the AAGUID names in the community list; null for one it does not know.
     let provider: ProviderJSON?
+    /// The origin whose ceremony created the passkey; null for passkeys made before it was recorded.
+    let createdOrigin: String?
+    /// The package of the configured Android app whose origin that is; null for a web origin.
+    let androidApp: String?
 
-    init(_ credential: CredentialRecord, providers: PasskeyProviders) {
+    init(_ credential: CredentialRecord, providers: PasskeyProviders, androidApps: [AndroidApp] = []) {
         id = Base64URL.encode(credential.id)
         name = credential.name
         createdAt = credential.createdAt
@@ -36,9 +40,12 @@ struct PasskeyJSON: Encodable {
         attestationVerified = credential.attestationVerified
         aaguid = AAGUIDFormat.string(credential.aaguid)
         provider = providers.provider(aaguid: credential.aaguid).map(ProviderJSON.init)
+        createdOrigin = credential.createdOrigin
+        androidApp = credential.createdOrigin.flatMap { origin in androidApps.first { $0.origin == origin }?.packageName }
     }
 
-    // lastUsedAt, backupStateChangedAt and provider are always present, null when there is none.
+    // lastUsedAt, backupStateChangedAt, provider, createdOrigin and androidApp are always present, null
+    // when there is none.
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
@@ -52,11 +59,13 @@ struct PasskeyJSON: Encodable {
         try c.encode(attestationVerified, forKey: .attestationVerified)
         try c.encode(aaguid, forKey: .aaguid)
         try c.encode(provider, forKey: .provider)
+        try c.encode(createdOrigin, forKey: .createdOrigin)
+        try c.encode(androidApp, forKey: .androidApp)
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name, createdAt, lastUsedAt, backedUp, backupEligible, backupStateChangedAt, attestationFormat, attestationVerified, aaguid
-        case provider
+        case provider, createdOrigin, androidApp
     }
 }
 

@@ -64,6 +64,8 @@ function badges(passkey) {
   list.setAttribute("aria-label", "About this passkey");
   // Which password manager holds it, named by its AAGUID (the community list the server ships).
   list.append(element("li", "badge badge-provider", passkey.provider ? passkey.provider.name : "Unknown provider"));
+  // Made in one of the Android apps the server lists (--android-app), not on a web page.
+  if (passkey.androidApp) list.append(element("li", "badge badge-origin", `Android app ${passkey.androidApp}`));
   // Backup state (the BS flag, refreshed at every login): a synced passkey survives losing the device.
   list.append(element("li", "badge badge-backup", passkey.backedUp ? "Synced passkey" : "This device only"));
   // A format whose chain no configured anchor vouched for says only what the authenticator claims.

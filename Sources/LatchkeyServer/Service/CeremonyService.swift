@@ -88,7 +88,7 @@ struct CeremonyService: Sendable {
     /// Verifies a registration response. `sessionAccountId` is the caller's account when it presented a
     /// token: adding a passkey needs the same account that asked for the options.
     func verifyRegistration(_ credential: RegistrationResponseJSON, sessionAccountId: String?) async throws -> RegistrationOutcome {
-        let challenge = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .registration)
+        let (challenge, origin) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .registration)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind != .login else {
             metrics.failed(.registration, reason: APIError.unknownChallenge.code)
             throw APIError.unknownChallenge
@@ -113,7 +113,7 @@ struct CeremonyService: Sendable {
             aaguid: result.aaguid, attestationFormat: result.attestationFormat, backupEligible: result.backupEligible,
             backupState: result.backupState, uvInitialized: result.userVerified,
             name: String((ceremony.displayName ?? "Passkey").prefix(64)), createdAt: created, lastUsedAt: nil,
-            attestationVerified: result.trustPathVerified)
+            attestationVerified: result.trustPathVerified, createdOrigin: origin)
         let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
         do {
             switch ceremony.kind {
@@ -159,7 +159,7 @@ struct CeremonyService: Sendable {
     }
 
     func verifyLogin(_ credential: AuthenticationResponseJSON) async throws -> (token: SessionToken, account: AccountRecord) {
-        let challenge = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
+        let (challenge, _) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind == .login else { throw failed(APIError.unknownChallenge) }
         guard let credentialId = Base64URL.decode(credential.rawId), !credentialId.isEmpty else {
             throw failed(APIError(WebAuthnError(.malformedCredential(field: "rawId", reason: "not base64url"), in: .authentication)))
@@ -205,8 +205,9 @@ struct CeremonyService: Sendable {
         return error
     }
 
-    /// The challenge inside clientDataJSON: how the pending ceremony is found.
-    private static func challenge(in clientDataJSON: String, ceremony: Ceremony) throws -> [UInt8] {
+    /// The challenge inside clientDataJSON (how the pending ceremony is found) and the origin it names
+    /// (checked by the verifier; recorded with a new passkey).
+    private static func challenge(in clientDataJSON: String, ceremony: Ceremony) throws -> (challenge: [UInt8], origin: String) {
         do {
             guard let bytes = Base64URL.decode(clientDataJSON) else {
                 throw WebAuthnError(.malformedCredential(field: "response.clientDataJSON", reason: "not base64url"), in: ceremony)
@@ -215,7 +216,7 @@ struct CeremonyService: Sendable {
             guard let challenge = Base64URL.decode(clientData.challenge), !challenge.isEmpty else {
                 throw WebAuthnError(.challengeMismatch, in: ceremony)
             }
-            return challenge
+            return (challenge, clientData.origin)
         } catch let error as WebAuthnError {
             let located = error.ceremony == nil ? WebAuthnError(error.rule, in: ceremony) : error
             throw APIError(located)

@@ -184,6 +184,11 @@ enum Migrations {
                 "ALTER TABLE rate_limits ADD COLUMN granted DOUBLE PRECISION NOT NULL DEFAULT 0",
             ] : [])
         },
+        // The origin whose ceremony created a passkey: a web origin, or an Android app's
+        // `android:apk-key-hash:…` (issue 35). Null for passkeys made before.
+        Migration(version: 9) { _ in
+            ["ALTER TABLE credentials ADD COLUMN created_origin TEXT"]
+        },
     ]
 
     /// The newest schema version this build knows.

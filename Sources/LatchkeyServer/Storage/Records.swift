@@ -32,6 +32,9 @@ struct CredentialRecord: Sendable, Equatable {
     /// The last login at which the backup state (BS) differed from the one stored before it; nil while it
     /// never changed. Kept so that the passkey list can say since when a passkey is synced (or no longer).
     var backupStateChangedAt: Date? = nil
+    /// The origin of the ceremony that created it (a web origin, or an Android app's
+    /// `android:apk-key-hash:…`); nil for passkeys made before this was recorded.
+    var createdOrigin: String? = nil
 }
 
 

@@ -128,7 +128,7 @@ struct Store: Sendable {
             .integer(Int64(c.signCount)), .text(c.transports.joined(separator: ",")), .blob(c.aaguid), .text(c.attestationFormat),
             .integer(c.backupEligible), .integer(c.backupState), .integer(c.uvInitialized), .text(c.name),
             .milliseconds(c.createdAt), .integer(c.lastUsedAt.map(Timestamp.milliseconds)), .integer(c.attestationVerified),
-            .integer(c.backupStateChangedAt.map(Timestamp.milliseconds))))
+            .integer(c.backupStateChangedAt.map(Timestamp.milliseconds)), .text(c.createdOrigin)))
         if inserted == nil { throw Failure.duplicate }
     }
 
@@ -417,6 +417,7 @@ struct Store: Sendable {
             createdAt: Timestamp.date(try row.decode(column: "created_at", as: Int64.self)),
             lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self).map(Timestamp.date),
             attestationVerified: try row.decode(column: "attestation_verified", as: Int.self) != 0,
-            backupStateChangedAt: try row.decode(column: "backup_state_changed_at", as: Int64?.self).map(Timestamp.date))
+            backupStateChangedAt: try row.decode(column: "backup_state_changed_at", as: Int64?.self).map(Timestamp.date),
+            createdOrigin: try row.decode(column: "created_origin", as: String?.self))
     }
 }
