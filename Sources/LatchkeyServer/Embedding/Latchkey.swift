@@ -128,14 +128,16 @@ public struct Latchkey: Sendable {
         // an API route, however its path is spelled (`//api/…` reaches the same routes).
         let api = scope.group("api")
         if let limit: RateLimitMiddleware<Context> = rateLimitMiddleware() { api.add(middleware: limit) }
-        CeremonyController(ceremonies: ceremonies, authentication: authenticationRules, configuration: configuration, providers: providers)
-            .register(on: api)
-        AccountController(
-            store: store, sessions: sessions, authentication: authenticationRules, configuration: configuration, providers: providers, now: now)
-            .register(on: api)
-        let tokens = TokenController(
-            issuer: issuer, sessions: sessions, authentication: authenticationRules, introspectionSecret: configuration.introspectionSecret)
-        tokens.register(api: api, unlimited: scope)
+        // Every route that acts for a signed-in caller sits behind the authentication middleware; no
+        // handler checks a session itself.
+        let signedIn: LatchkeyAuthenticationMiddleware<Context> = authentication(required: true)
+        api.addRoutes(CeremonyController(ceremonies: ceremonies, configuration: configuration, providers: providers)
+            .routes(session: authentication(required: false)))
+        api.addRoutes(AccountController(store: store, sessions: sessions, configuration: configuration, providers: providers, now: now)
+            .routes(signedIn: signedIn))
+        let tokens = TokenController(issuer: issuer, sessions: sessions, introspectionSecret: configuration.introspectionSecret)
+        api.addRoutes(tokens.routes(signedIn: signedIn))
+        tokens.registerIntrospection(on: scope)
         tokens.registerKeySet(on: root)
         WellKnownController(configuration: configuration).register(on: root)
         if page {

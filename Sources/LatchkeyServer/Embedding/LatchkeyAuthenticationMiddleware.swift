@@ -5,6 +5,8 @@ import Hummingbird
 /// same-origin check for requests that change something). With `required`, a request without a valid
 /// session is answered 401 `not_authenticated` before it reaches them; without it, anonymous requests
 /// pass with no account. Credentials that are present but wrong are always a 401, never anonymous.
+/// Latchkey's own protected routes sit behind it too (their route collections), so no handler checks a
+/// session itself.
 public struct LatchkeyAuthenticationMiddleware<Context: LatchkeyRequestContext>: RouterMiddleware {
     let authentication: RequestAuthentication
     let store: Store
@@ -15,7 +17,8 @@ public struct LatchkeyAuthenticationMiddleware<Context: LatchkeyRequestContext>:
         do {
             if let caller = try await authentication.caller(of: request) {
                 guard let account = try await store.account(id: caller.accountId) else { throw APIError.notAuthenticated }
-                context.latchkeyAccount = LatchkeyAccount(id: account.id, displayName: account.displayName, credo: account.credo)
+                context.latchkeyAccount = LatchkeyAccount(
+                    id: account.id, displayName: account.displayName, credo: account.credo, sessionToken: caller.token)
             } else if required {
                 throw APIError.notAuthenticated
             }

@@ -27,10 +27,34 @@ public struct LatchkeyAccount: Sendable, Equatable {
     public let id: String
     public let displayName: String
     public let credo: String
+    /// The session token the caller presented: Latchkey's own routes need it (logout ends this session,
+    /// removing a passkey keeps it); never shown to the application.
+    let sessionToken: String?
 
     public init(id: String, displayName: String, credo: String) {
+        self.init(id: id, displayName: displayName, credo: credo, sessionToken: nil)
+    }
+
+    init(id: String, displayName: String, credo: String, sessionToken: String?) {
         self.id = id
         self.displayName = displayName
         self.credo = credo
+        self.sessionToken = sessionToken
+    }
+}
+
+extension LatchkeyRequestContext {
+    /// The signed-in caller that `LatchkeyAuthenticationMiddleware` put into the context: what Latchkey's
+    /// own protected routes act for. A handler behind the middleware always finds one; anywhere else it
+    /// is a 401.
+    func signedInCaller() throws -> RequestAuthentication.Caller {
+        guard let account = latchkeyAccount, let token = account.sessionToken else { throw APIError.notAuthenticated }
+        return RequestAuthentication.Caller(accountId: account.id, token: token)
+    }
+
+    /// The caller when the request came with a session, nil for an anonymous one (behind the middleware
+    /// with `required: false`).
+    func optionalCaller() -> RequestAuthentication.Caller? {
+        try? signedInCaller()
     }
 }

@@ -6,32 +6,34 @@ import WebAuthn
 struct AccountController: Sendable {
     let store: Store
     let sessions: SessionService
-    let authentication: RequestAuthentication
     let configuration: ServerConfiguration
     let providers: PasskeyProviders
     let now: @Sendable () -> Date
 
-    /// Adds the routes to `api`, the router's `/api` group.
-    func register<Context: LatchkeyRequestContext>(on api: some RouterMethods<Context>) {
-        api.get("account") { request, _ in try await account(request) }
-        api.patch("account") { request, _ in try await update(request) }
-        api.delete("account") { request, _ in try await delete(request) }
-        api.post("logout") { request, _ in try await logout(request) }
-        api.post("logout/everywhere") { request, _ in try await logoutEverywhere(request) }
-        api.get("account/passkeys") { request, _ in try await passkeys(request) }
-        api.get("account/signals") { request, _ in try await signals(request) }
-        api.patch("account/passkeys/:id") { request, context in try await rename(request, id: context.parameters.get("id")) }
-        api.delete("account/passkeys/:id") { request, context in try await remove(request, id: context.parameters.get("id")) }
+    /// The routes, for the router's `/api` group, behind `signedIn` (the authentication middleware,
+    /// required): every handler acts for the caller it put into the context.
+    func routes<Context: LatchkeyRequestContext>(signedIn: LatchkeyAuthenticationMiddleware<Context>) -> RouteCollection<Context> {
+        let routes = RouteCollection(context: Context.self).add(middleware: signedIn)
+        routes.get("account") { _, context in try await account(context.signedInCaller()) }
+        routes.patch("account") { request, context in try await update(request, context.signedInCaller()) }
+        routes.delete("account") { _, context in try await delete(context.signedInCaller()) }
+        routes.post("logout") { _, context in try await logout(context.signedInCaller()) }
+        routes.post("logout/everywhere") { _, context in try await logoutEverywhere(context.signedInCaller()) }
+        routes.get("account/passkeys") { _, context in try await passkeys(context.signedInCaller()) }
+        routes.get("account/signals") { _, context in try await signals(context.signedInCaller()) }
+        routes.patch("account/passkeys/:id") { request, context in
+            try await rename(request, id: context.parameters.get("id"), context.signedInCaller())
+        }
+        routes.delete("account/passkeys/:id") { _, context in try await remove(id: context.parameters.get("id"), context.signedInCaller()) }
+        return routes
     }
 
-    func account(_ request: Request) async throws -> Response {
-        let caller = try await authentication.require(request)
+    func account(_ caller: RequestAuthentication.Caller) async throws -> Response {
         guard let account = try await store.account(id: caller.accountId) else { throw APIError.notAuthenticated }
         return try JSONResponse.make(.ok, AccountJSON(account))
     }
 
-    func update(_ request: Request) async throws -> Response {
-        let caller = try await authentication.require(request)
+    func update(_ request: Request, _ caller: RequestAuthentication.Caller) async throws -> Response {
         let body = try await RequestBody.decode(AccountUpdateRequest.self, from: request)
         guard body.displayName != nil || body.credo != nil else {
             throw APIError(.invalidField, "Send displayName, credo, or both.")
@@ -44,42 +46,36 @@ struct AccountController: Sendable {
         return try JSONResponse.make(.ok, AccountJSON(account))
     }
 
-    func delete(_ request: Request) async throws -> Response {
-        let caller = try await authentication.require(request)
+    func delete(_ caller: RequestAuthentication.Caller) async throws -> Response {
         try await store.deleteAccount(id: caller.accountId)
         return JSONResponse.empty(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
     }
 
-    func logout(_ request: Request) async throws -> Response {
-        let caller = try await authentication.require(request)
+    func logout(_ caller: RequestAuthentication.Caller) async throws -> Response {
         try await sessions.revoke(caller.token)
         return JSONResponse.empty(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
     }
 
     /// Ends every session of the account (other browsers, the command line, a device that was lost).
-    func logoutEverywhere(_ request: Request) async throws -> Response {
-        let caller = try await authentication.require(request)
+    func logoutEverywhere(_ caller: RequestAuthentication.Caller) async throws -> Response {
         try await sessions.revokeAll(accountId: caller.accountId)
         return JSONResponse.empty(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
     }
 
-    func passkeys(_ request: Request) async throws -> Response {
-        let caller = try await authentication.require(request)
+    func passkeys(_ caller: RequestAuthentication.Caller) async throws -> Response {
         return try JSONResponse.make(.ok, try await store.credentials(accountId: caller.accountId).map { PasskeyJSON($0, providers: providers, androidApps: configuration.androidApps) })
     }
 
     /// What a native client needs to keep the platform's passkey manager in step, in the shape of the
     /// WebAuthn L3 signal methods' arguments (`signalAllAcceptedCredentials`,
     /// `signalCurrentUserDetails`; on Apple platforms ASCredentialUpdater takes the same values).
-    func signals(_ request: Request) async throws -> Response {
-        let caller = try await authentication.require(request)
+    func signals(_ caller: RequestAuthentication.Caller) async throws -> Response {
         guard let account = try await store.account(id: caller.accountId) else { throw APIError.notAuthenticated }
         let credentials = try await store.credentials(accountId: caller.accountId)
         return try JSONResponse.make(.ok, SignalsJSON(rpId: configuration.rpId, account: account, credentials: credentials))
     }
 
-    func rename(_ request: Request, id: String?) async throws -> Response {
-        let caller = try await authentication.require(request)
+    func rename(_ request: Request, id: String?, _ caller: RequestAuthentication.Caller) async throws -> Response {
         let credentialId = try Self.credentialId(id)
         let body = try await RequestBody.decode(RenamePasskeyRequest.self, from: request)
         let name = try InputRules.passkeyName(body.name)
@@ -89,8 +85,7 @@ struct AccountController: Sendable {
         return try JSONResponse.make(.ok, PasskeyJSON(renamed, providers: providers, androidApps: configuration.androidApps))
     }
 
-    func remove(_ request: Request, id: String?) async throws -> Response {
-        let caller = try await authentication.require(request)
+    func remove(id: String?, _ caller: RequestAuthentication.Caller) async throws -> Response {
         let outcome = try await store.deleteCredential(
             id: try Self.credentialId(id), accountId: caller.accountId, keepingSession: SessionToken.hash(of: caller.token))
         switch outcome {

@@ -3,22 +3,25 @@ import Hummingbird
 /// `/api/registration/*` and `/api/login/*`: the two ceremonies over HTTP.
 struct CeremonyController: Sendable {
     let ceremonies: CeremonyService
-    let authentication: RequestAuthentication
     let configuration: ServerConfiguration
     let providers: PasskeyProviders
 
-    /// Adds the routes to `api`, the router's `/api` group.
-    func register<Context: LatchkeyRequestContext>(on api: some RouterMethods<Context>) {
-        api.post("registration/options") { request, _ in try await registrationOptions(request) }
-        api.post("registration/verify") { request, _ in try await registrationVerify(request) }
-        api.post("login/options") { request, _ in try await loginOptions(request) }
-        api.post("login/verify") { request, _ in try await loginVerify(request) }
+    /// The routes, for the router's `/api` group. Registration is behind `session` (the authentication
+    /// middleware, not required): with a session it adds a passkey to that account. Login needs none.
+    func routes<Context: LatchkeyRequestContext>(session: LatchkeyAuthenticationMiddleware<Context>) -> RouteCollection<Context> {
+        let routes = RouteCollection(context: Context.self)
+        routes.post("login/options") { request, _ in try await loginOptions(request) }
+        routes.post("login/verify") { request, _ in try await loginVerify(request) }
+        routes.add(middleware: session)
+        routes.post("registration/options") { request, context in try await registrationOptions(request, context.optionalCaller()) }
+        routes.post("registration/verify") { request, context in try await registrationVerify(request, context.optionalCaller()) }
+        return routes
     }
 
     /// With a session: options to add a passkey to this account. Without: options for a new account.
-    func registrationOptions(_ request: Request) async throws -> Response {
+    func registrationOptions(_ request: Request, _ caller: RequestAuthentication.Caller?) async throws -> Response {
         let body = try await RequestBody.read(request).map { try RequestBody.decode(RegistrationOptionsRequest.self, from: $0) }
-        if let caller = try await authentication.caller(of: request) {
+        if let caller {
             guard let session = try await ceremonies.sessions.details(for: caller.token) else { throw APIError.notAuthenticated }
             let options = try await ceremonies.addPasskeyOptions(session: session, name: body?.name)
             return try JSONResponse.make(.ok, OptionsResponse(publicKey: options))
@@ -29,9 +32,8 @@ struct CeremonyController: Sendable {
         return try JSONResponse.make(.ok, OptionsResponse(publicKey: try await ceremonies.registrationOptions(displayName: displayName)))
     }
 
-    func registrationVerify(_ request: Request) async throws -> Response {
+    func registrationVerify(_ request: Request, _ caller: RequestAuthentication.Caller?) async throws -> Response {
         let body = try await RequestBody.decode(RegistrationVerifyRequest.self, from: request)
-        let caller = try await authentication.caller(of: request)
         switch try await ceremonies.verifyRegistration(body.credential, sessionAccountId: caller?.accountId) {
         case .newAccount(let token, let account):
             return try sessionResponse(.created, token: token, account: account)

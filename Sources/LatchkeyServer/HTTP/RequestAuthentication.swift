@@ -47,12 +47,6 @@ struct RequestAuthentication: Sendable {
 
     private static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")
 
-    /// The caller, required.
-    func require(_ request: Request) async throws -> Caller {
-        guard let caller = try await caller(of: request) else { throw APIError.notAuthenticated }
-        return caller
-    }
-
     /// `Bearer <token>`: the scheme case-insensitively, one space, then the whole rest of the header.
     static func bearerToken(_ header: String) throws -> String {
         let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)

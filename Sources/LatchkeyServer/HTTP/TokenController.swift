@@ -13,14 +13,12 @@ import WebAuthn
 struct TokenController: Sendable {
     let issuer: AccessTokenIssuer?
     let sessions: SessionService
-    let authentication: RequestAuthentication
     /// SHA-256 of the introspection secret (compared digest to digest, in constant time).
     let introspectionSecretDigest: [UInt8]?
 
-    init(issuer: AccessTokenIssuer?, sessions: SessionService, authentication: RequestAuthentication, introspectionSecret: String?) {
+    init(issuer: AccessTokenIssuer?, sessions: SessionService, introspectionSecret: String?) {
         self.issuer = issuer
         self.sessions = sessions
-        self.authentication = authentication
         self.introspectionSecretDigest = introspectionSecret.map { Array(SHA256.hash(data: Array($0.utf8))) }
     }
 
@@ -44,11 +42,18 @@ struct TokenController: Sendable {
         var sid: String?
     }
 
-    /// `api` is the rate-limited `/api` group; introspection goes on `unlimited`, the group `api` is in,
-    /// outside the limiter: a backend asks once per request it serves, all from one address. The secret
-    /// it must present is at least 32 characters, compared in constant time.
-    func register<Context: LatchkeyRequestContext>(api: some RouterMethods<Context>, unlimited: some RouterMethods<Context>) {
-        api.post("token") { request, _ in try await token(request) }
+    /// `POST /api/token`, for the rate-limited `/api` group, behind `signedIn` (the authentication
+    /// middleware, required).
+    func routes<Context: LatchkeyRequestContext>(signedIn: LatchkeyAuthenticationMiddleware<Context>) -> RouteCollection<Context> {
+        let routes = RouteCollection(context: Context.self).add(middleware: signedIn)
+        routes.post("token") { _, context in try await token(context.signedInCaller()) }
+        return routes
+    }
+
+    /// Introspection goes on `unlimited`, the group the `/api` group is in, outside the limiter: a backend
+    /// asks once per request it serves, all from one address. The secret it must present is at least 32
+    /// characters, compared in constant time.
+    func registerIntrospection<Context: LatchkeyRequestContext>(on unlimited: some RouterMethods<Context>) {
         unlimited.post("api/introspect") { request, context in try await introspect(request, context: context) }
     }
 
@@ -61,9 +66,8 @@ struct TokenController: Sendable {
         APIError(.notEnabled, "\(what) are not enabled on this server (latchkey serve --help).")
     }
 
-    func token(_ request: Request) async throws -> Response {
+    func token(_ caller: RequestAuthentication.Caller) async throws -> Response {
         guard let issuer else { throw Self.notEnabled("Access tokens") }
-        let caller = try await authentication.require(request)
         guard let session = try await sessions.details(for: caller.token) else { throw APIError.notAuthenticated }
         let (token, expiresIn) = try await issuer.issue(for: session)
         return try JSONResponse.make(.ok, TokenResponse(access_token: token, token_type: "Bearer", expires_in: expiresIn))
