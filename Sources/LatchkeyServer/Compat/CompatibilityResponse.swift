@@ -35,19 +35,6 @@ enum CompatibilityResponse {
     /// `plainText`: also accept `text/plain`, which is what `fetch` sends for a string body when the page
     /// sets no type (Hanko's page does so); such a request is only ever taken together with an Origin check.
     static func body<T: JSONReadable>(_ type: T.Type, of request: Request, plainText: Bool = false) async throws -> T {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: RequestBody.limit)
-        } catch let error as HTTPError where error.status == .contentTooLarge {
-            throw APIError.bodyTooLarge
-        } catch is NIOTooManyBytesError {
-            throw APIError.bodyTooLarge
-        }
-        guard buffer.readableBytes > 0 else { throw APIError.missingBody }
-        let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        guard contentType.hasPrefix("application/json") || (plainText && (contentType.isEmpty || contentType.hasPrefix("text/plain"))) else {
-            throw APIError.jsonContentTypeRequired
-        }
-        return try RequestBody.decode(type, from: Data(buffer: buffer))
+        try await RequestBody.decode(type, from: request, accepting: plainText ? [.json, .plainText] : .json)
     }
 }

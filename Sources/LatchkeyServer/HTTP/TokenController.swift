@@ -127,13 +127,8 @@ struct TokenController: Sendable {
 
     /// The `token` parameter of an `application/x-www-form-urlencoded` body (RFC 7662 §2.1).
     static func formToken(_ request: Request) async throws -> String {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: RequestBody.limit)
-        } catch {
-            throw APIError.bodyTooLarge
-        }
-        guard request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true else {
+        let buffer = try await RequestBody.collect(request)
+        guard RequestBody.contentType(of: request, isOneOf: .form) else {
             throw APIError(.unsupportedContentType, "Send token=… as Content-Type: application/x-www-form-urlencoded (RFC 7662).")
         }
         let body = String(decoding: buffer.readableBytesView, as: UTF8.self)
