@@ -9,7 +9,7 @@ import NIOCore
 ///
 /// It sits before the HTTP/1 request decoder, where bytes arrive; `ConnectionActivityHandler`, after
 /// the decoder, says through the shared `HeadProgress` when a head is complete and when the next one is
-/// awaited. One timer per connection, armed lazily as `RequestDeadlineHandler`'s is.
+/// awaited. One lazily armed timer per connection (`LazyDeadline`).
 final class RequestHeadDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -18,60 +18,36 @@ final class RequestHeadDeadlineHandler: ChannelInboundHandler, RemovableChannelH
     final class HeadProgress {
         /// No head is being parsed or answered: the next bytes begin a head.
         var awaitingHead = true
-        /// When the first byte of the awaited head came; nil before it has.
-        var firstByte: NIODeadline?
+        /// Runs from the first byte of the awaited head until the head is complete.
+        let deadline: LazyDeadline
+
+        init(limit: TimeAmount) {
+            deadline = LazyDeadline(limit: limit)
+        }
 
         func headCompleted() {
             awaitingHead = false
-            firstByte = nil
+            deadline.clear()
         }
     }
 
-    let progress = HeadProgress()
-    private let limit: TimeAmount
-    private var timer: Scheduled<Void>?
+    let progress: HeadProgress
 
     init(limit: TimeAmount) {
-        self.limit = limit
+        self.progress = HeadProgress(limit: limit)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if progress.awaitingHead, progress.firstByte == nil {
-            let now = context.eventLoop.now
-            progress.firstByte = now
-            if timer == nil { arm(context: context, at: now + limit) }
-        }
+        if progress.awaitingHead, progress.deadline.started == nil { progress.deadline.start(context: context) }
         context.fireChannelRead(data)
     }
 
-    private func arm(context: ChannelHandlerContext, at due: NIODeadline) {
-        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let context = NIOLoopBound(context, eventLoop: context.eventLoop)
-        timer = context.value.eventLoop.scheduleTask(deadline: due) { handler.value.check(context: context.value) }
-    }
-
-    private func check(context: ChannelHandlerContext) {
-        timer = nil
-        guard progress.awaitingHead, let firstByte = progress.firstByte else { return }
-        let due = firstByte + limit
-        if due <= context.eventLoop.now {
-            context.channel.close(promise: nil)
-        } else {
-            arm(context: context, at: due)
-        }
-    }
-
     func channelInactive(context: ChannelHandlerContext) {
-        stop()
+        progress.deadline.stop()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        stop()
-    }
-
-    private func stop() {
-        timer?.cancel()
-        timer = nil
+        progress.deadline.stop()
     }
 }
