@@ -27,6 +27,15 @@ public func buildApplication(
     router.add(middleware: ErrorAndLogMiddleware())
     try latchkey.mount(on: router, at: "", page: true, answeringErrors: false)
     router.get("/healthz") { _, _ in try JSONResponse.make(.ok, Health(status: "ok")) }
+    // Readiness: the database answers, and its schema is the one this binary runs on (the server key
+    // and the migrations were loaded and run at start-up, or it would not be serving).
+    router.get("/readyz") { _, _ in
+        let version = try await latchkey.store.schemaVersion()
+        guard version == Migrations.latestVersion else {
+            throw APIError(.notReady, "The database's schema is version \(version); this server runs on version \(Migrations.latestVersion).")
+        }
+        return try JSONResponse.make(.ok, Readiness(status: "ready", schemaVersion: version))
+    }
     router.get("/metrics") { _, _ in
         Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
@@ -50,3 +59,9 @@ public func buildApplication(
 
 /// `GET /healthz`: liveness for load balancers.
 struct Health: Encodable { let status: String }
+
+/// `GET /readyz`: readiness, with the schema version the database is at.
+struct Readiness: Encodable {
+    let status: String
+    let schemaVersion: Int
+}

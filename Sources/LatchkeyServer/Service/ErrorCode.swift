@@ -87,6 +87,8 @@ struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     static let rateLimited = ErrorCode("rate_limited", .rateLimited)
     static let internalError = ErrorCode("internal_error", .internalError)
     static let databaseUnavailable = ErrorCode("database_unavailable", .unavailable)
+    /// `/readyz`: the database answers but its schema is not the one this binary runs on.
+    static let notReady = ErrorCode("not_ready", .unavailable)
 
     /// Every code above.
     static let catalogue: [ErrorCode] = [
@@ -97,6 +99,6 @@ struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         originNotAllowed, originRequired, wrongAccount, recentSignInRequired,
         notFound, notEnabled, unknownCredential, unknownPasskey, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
-        bodyTooLarge, invalidField, rateLimited, internalError, databaseUnavailable,
+        bodyTooLarge, invalidField, rateLimited, internalError, databaseUnavailable, notReady,
     ]
 }

@@ -204,6 +204,9 @@ enum Migrations {
             try await lock(database, flavor: connections.flavor)
             try await database.raw("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)").run()
         }
+        // A database a newer Latchkey migrated has tables this one does not know how to keep right.
+        let current = try await connections.withConnection { try await version(of: $0) }
+        guard current <= latestVersion else { throw NewerSchema(found: current, known: latestVersion) }
         for migration in all where migration.version <= last {
             try await connections.transaction { database in
                 // Checked inside the locked transaction, so instances starting together apply each version once.
@@ -217,6 +220,17 @@ enum Migrations {
                     "INSERT INTO schema_migrations (version, applied_at) VALUES (\(bind: migration.version), \(bind: Timestamp.now()))").run()
             }
         }
+    }
+
+    /// The newest schema version applied to the database (0 before any).
+    static func version(of database: any SQLDatabase) async throws -> Int {
+        try await database.raw("SELECT max(version) AS v FROM schema_migrations").first()?.decode(column: "v", as: Int?.self) ?? 0
+    }
+
+    /// The database was migrated by a newer Latchkey than this one.
+    struct NewerSchema: Error, Sendable {
+        let found: Int
+        let known: Int
     }
 
     /// Waits for the migration lock (PostgreSQL; released when the transaction ends).

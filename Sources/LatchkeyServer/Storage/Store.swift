@@ -41,6 +41,11 @@ struct Store: Sendable {
         }
     }
 
+    /// The database's schema version, read through a connection (so also a check that it answers).
+    func schemaVersion() async throws -> Int {
+        try await connections.withConnection { db in try await Migrations.version(of: db) }
+    }
+
     /// How many completed challenges are remembered: the only per-ceremony state the server keeps.
     func usedChallengeCount() async throws -> Int {
         try await connections.withConnection { db in
