@@ -19,6 +19,7 @@ import pathlib
 import secrets
 import shutil
 import signal
+import sys
 import socket
 import subprocess
 import tempfile
@@ -293,3 +294,30 @@ class Nginx:
         if self.pid and running(self.pid):
             os.kill(self.pid, signal.SIGQUIT)
             reap(self.pid)
+
+
+# From the shell: scripts/postgres.sh starts the PostgreSQL of scripts/test's Swift tests this way, so
+# that every private PostgreSQL of the project is made by PrivatePostgres (password authentication).
+
+def main(arguments):
+    """`processes.py postgres-up DIR DATABASE [name=value …]` starts a PostgreSQL in DIR with DATABASE and
+    prints its URL (password included, for LATCHKEY_TEST_POSTGRES_URL); `processes.py postgres-down DIR`
+    stops it and removes DIR. The port is remembered in DIR/port between the two."""
+    if len(arguments) >= 3 and arguments[0] == "postgres-up":
+        directory, database = arguments[1], arguments[2]
+        settings = dict(setting.split("=", 1) for setting in arguments[3:])
+        postgres = PrivatePostgres(directory, database=database, settings=settings).up()
+        (pathlib.Path(directory) / "port").write_text(str(postgres.port))
+        print(postgres.secret_url())
+        return 0
+    if len(arguments) == 2 and arguments[0] == "postgres-down":
+        directory = pathlib.Path(arguments[1])
+        port = int((directory / "port").read_text()) if (directory / "port").exists() else None
+        PrivatePostgres(directory, port=port).down()
+        return 0
+    print("usage: processes.py postgres-up DIR DATABASE [name=value ...] | postgres-down DIR", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
