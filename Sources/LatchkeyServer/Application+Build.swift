@@ -26,7 +26,7 @@ public func buildApplication(
     // Unknown paths and methods get the API's JSON errors too.
     router.add(middleware: ErrorAndLogMiddleware())
     try latchkey.mount(on: router, at: "", page: true, answeringErrors: false)
-    router.get("/healthz") { _, _ in try JSONResponse.make(.ok, Health(status: "ok")) }
+    router.get("/healthz") { _, _ in Health(status: "ok") }
     // Readiness: the database answers, and its schema is the one this binary runs on (the server key
     // and the migrations were loaded and run at start-up, or it would not be serving).
     router.get("/readyz") { _, _ in
@@ -34,7 +34,7 @@ public func buildApplication(
         guard version == Migrations.latestVersion else {
             throw APIError(.notReady, "The database's schema is version \(version); this server runs on version \(Migrations.latestVersion).")
         }
-        return try JSONResponse.make(.ok, Readiness(status: "ready", schemaVersion: version))
+        return Readiness(status: "ready", schemaVersion: version)
     }
     router.get("/metrics") { _, _ in
         Response(
@@ -58,10 +58,10 @@ public func buildApplication(
 }
 
 /// `GET /healthz`: liveness for load balancers.
-struct Health: Encodable { let status: String }
+struct Health: APIResponseBody { let status: String }
 
 /// `GET /readyz`: readiness, with the schema version the database is at.
-struct Readiness: Encodable {
+struct Readiness: APIResponseBody {
     let status: String
     let schemaVersion: Int
 }

@@ -1,7 +1,8 @@
 import Foundation
 import WebAuthn
 
-/// Request and response bodies of the HTTP API (DESIGN §3).
+/// Request bodies of the HTTP API, which the request-body fuzz target (Fuzz/) compiles on their own; the
+/// response bodies are in APIResponses.swift.
 struct RegistrationOptionsRequest: JSONReadable {
     var displayName: String?
     var name: String?
@@ -10,10 +11,6 @@ struct RegistrationOptionsRequest: JSONReadable {
         displayName = try reader.optionalString("displayName")
         name = try reader.optionalString("name")
     }
-}
-
-struct OptionsResponse<Options: Encodable>: Encodable {
-    let publicKey: Options
 }
 
 struct RegistrationVerifyRequest: JSONReadable {
@@ -37,29 +34,6 @@ struct LoginVerifyRequest: JSONReadable {
 /// `JSONDecoder`, whose scanner traps on some deeply nested inputs (exactly 513 `[`).
 protocol JSONReadable {
     init(json reader: JSONShapeReader) throws(JSONShapeError)
-}
-
-struct AccountJSON: Encodable {
-    let id: String
-    let displayName: String
-    let credo: String
-    let createdAt: Date
-    /// The WebAuthn user handle (base64url): the page needs it to tell the browser's passkey manager
-    /// which passkeys are still valid (`signalAllAcceptedCredentials`). It is the caller's own.
-    let userHandle: String
-
-    init(_ account: AccountRecord) {
-        id = account.id
-        userHandle = Base64URL.encode(account.userHandle)
-        displayName = account.displayName
-        credo = account.credo
-        createdAt = account.createdAt
-    }
-}
-
-struct SessionResponse: Encodable {
-    let token: String
-    let account: AccountJSON
 }
 
 struct AccountUpdateRequest: JSONReadable {

@@ -28,12 +28,12 @@ struct AccountController: Sendable {
         return routes
     }
 
-    func account(_ caller: RequestAuthentication.Caller) async throws -> Response {
+    func account(_ caller: RequestAuthentication.Caller) async throws -> AccountJSON {
         guard let account = try await store.account(id: caller.accountId) else { throw APIError.notAuthenticated }
-        return try JSONResponse.make(.ok, AccountJSON(account))
+        return AccountJSON(account)
     }
 
-    func update(_ request: Request, _ caller: RequestAuthentication.Caller) async throws -> Response {
+    func update(_ request: Request, _ caller: RequestAuthentication.Caller) async throws -> AccountJSON {
         let body = try await RequestBody.decode(AccountUpdateRequest.self, from: request)
         guard body.displayName != nil || body.credo != nil else {
             throw APIError(.invalidField, "Send displayName, credo, or both.")
@@ -43,53 +43,55 @@ struct AccountController: Sendable {
         guard let account = try await store.updateAccount(id: caller.accountId, displayName: displayName, credo: credo, now: now()) else {
             throw APIError.notAuthenticated
         }
-        return try JSONResponse.make(.ok, AccountJSON(account))
+        return AccountJSON(account)
     }
 
-    func delete(_ caller: RequestAuthentication.Caller) async throws -> Response {
+    func delete(_ caller: RequestAuthentication.Caller) async throws -> NoContent {
         try await store.deleteAccount(id: caller.accountId)
-        return JSONResponse.empty(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
+        return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
     }
 
-    func logout(_ caller: RequestAuthentication.Caller) async throws -> Response {
+    func logout(_ caller: RequestAuthentication.Caller) async throws -> NoContent {
         try await sessions.revoke(caller.token)
-        return JSONResponse.empty(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
+        return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
     }
 
     /// Ends every session of the account (other browsers, the command line, a device that was lost).
-    func logoutEverywhere(_ caller: RequestAuthentication.Caller) async throws -> Response {
+    func logoutEverywhere(_ caller: RequestAuthentication.Caller) async throws -> NoContent {
         try await sessions.revokeAll(accountId: caller.accountId)
-        return JSONResponse.empty(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
+        return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
     }
 
-    func passkeys(_ caller: RequestAuthentication.Caller) async throws -> Response {
-        return try JSONResponse.make(.ok, try await store.credentials(accountId: caller.accountId).map { PasskeyJSON($0, providers: providers, androidApps: configuration.androidApps) })
+    func passkeys(_ caller: RequestAuthentication.Caller) async throws -> PasskeyListJSON {
+        PasskeyListJSON(passkeys: try await store.credentials(accountId: caller.accountId).map {
+            PasskeyJSON($0, providers: providers, androidApps: configuration.androidApps)
+        })
     }
 
     /// What a native client needs to keep the platform's passkey manager in step, in the shape of the
     /// WebAuthn L3 signal methods' arguments (`signalAllAcceptedCredentials`,
     /// `signalCurrentUserDetails`; on Apple platforms ASCredentialUpdater takes the same values).
-    func signals(_ caller: RequestAuthentication.Caller) async throws -> Response {
+    func signals(_ caller: RequestAuthentication.Caller) async throws -> SignalsJSON {
         guard let account = try await store.account(id: caller.accountId) else { throw APIError.notAuthenticated }
         let credentials = try await store.credentials(accountId: caller.accountId)
-        return try JSONResponse.make(.ok, SignalsJSON(rpId: configuration.rpId, account: account, credentials: credentials))
+        return SignalsJSON(rpId: configuration.rpId, account: account, credentials: credentials)
     }
 
-    func rename(_ request: Request, id: String?, _ caller: RequestAuthentication.Caller) async throws -> Response {
+    func rename(_ request: Request, id: String?, _ caller: RequestAuthentication.Caller) async throws -> PasskeyJSON {
         let credentialId = try Self.credentialId(id)
         let body = try await RequestBody.decode(RenamePasskeyRequest.self, from: request)
         let name = try InputRules.passkeyName(body.name)
         guard let renamed = try await store.renameCredential(id: credentialId, accountId: caller.accountId, name: name) else {
             throw APIError.unknownPasskey
         }
-        return try JSONResponse.make(.ok, PasskeyJSON(renamed, providers: providers, androidApps: configuration.androidApps))
+        return PasskeyJSON(renamed, providers: providers, androidApps: configuration.androidApps)
     }
 
-    func remove(id: String?, _ caller: RequestAuthentication.Caller) async throws -> Response {
+    func remove(id: String?, _ caller: RequestAuthentication.Caller) async throws -> NoContent {
         let outcome = try await store.deleteCredential(
             id: try Self.credentialId(id), accountId: caller.accountId, keepingSession: SessionToken.hash(of: caller.token))
         switch outcome {
-        case .deleted: return JSONResponse.empty()
+        case .deleted: return NoContent()
         case .notFound: throw APIError.unknownPasskey
         case .lastPasskey:
             throw APIError(.lastPasskey, "This is the account's only passkey; add another before removing it, or delete the account.")

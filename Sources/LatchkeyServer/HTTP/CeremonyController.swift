@@ -1,4 +1,5 @@
 import Hummingbird
+import WebAuthn
 
 /// `/api/registration/*` and `/api/login/*`: the two ceremonies over HTTP.
 struct CeremonyController: Sendable {
@@ -19,41 +20,57 @@ struct CeremonyController: Sendable {
     }
 
     /// With a session: options to add a passkey to this account. Without: options for a new account.
-    func registrationOptions(_ request: Request, _ caller: RequestAuthentication.Caller?) async throws -> Response {
+    func registrationOptions(
+        _ request: Request, _ caller: RequestAuthentication.Caller?
+    ) async throws -> OptionsResponse<PublicKeyCredentialCreationOptionsJSON> {
         let body = try await RequestBody.read(request).map { try RequestBody.decode(RegistrationOptionsRequest.self, from: $0) }
         if let caller {
             guard let session = try await ceremonies.sessions.details(for: caller.token) else { throw APIError.notAuthenticated }
-            let options = try await ceremonies.addPasskeyOptions(session: session, name: body?.name)
-            return try JSONResponse.make(.ok, OptionsResponse(publicKey: options))
+            return OptionsResponse(publicKey: try await ceremonies.addPasskeyOptions(session: session, name: body?.name))
         }
         guard let displayName = body?.displayName else {
             throw APIError(.missingField, "The field displayName is missing.")
         }
-        return try JSONResponse.make(.ok, OptionsResponse(publicKey: try await ceremonies.registrationOptions(displayName: displayName)))
+        return OptionsResponse(publicKey: try await ceremonies.registrationOptions(displayName: displayName))
     }
 
-    func registrationVerify(_ request: Request, _ caller: RequestAuthentication.Caller?) async throws -> Response {
-        let body = try await RequestBody.decode(RegistrationVerifyRequest.self, from: request)
-        switch try await ceremonies.verifyRegistration(body.credential, sessionAccountId: caller?.accountId) {
-        case .newAccount(let token, let account):
-            return try sessionResponse(.created, token: token, account: account)
-        case .addedPasskey(let credential):
-            return try JSONResponse.make(.created, PasskeyResponse(passkey: PasskeyJSON(credential, providers: providers, androidApps: configuration.androidApps)))
+    /// What a finished registration answers: a new account's session, or the passkey added to the
+    /// caller's account; 201 either way.
+    enum RegistrationReply: ResponseGenerator {
+        case account(APIReply<SessionResponse>)
+        case passkey(PasskeyResponse)
+
+        func response(from request: Request, context: some RequestContext) throws -> Response {
+            switch self {
+            case .account(let reply): return try reply.response(from: request, context: context)
+            case .passkey(let body): return try APIReply(status: .created, body: body).response(from: request, context: context)
+            }
         }
     }
 
-    func loginOptions(_ request: Request) async throws -> Response {
-        try JSONResponse.make(.ok, OptionsResponse(publicKey: try await ceremonies.loginOptions()))
+    func registrationVerify(_ request: Request, _ caller: RequestAuthentication.Caller?) async throws -> RegistrationReply {
+        let body = try await RequestBody.decode(RegistrationVerifyRequest.self, from: request)
+        switch try await ceremonies.verifyRegistration(body.credential, sessionAccountId: caller?.accountId) {
+        case .newAccount(let token, let account):
+            return .account(session(.created, token: token, account: account))
+        case .addedPasskey(let credential):
+            return .passkey(PasskeyResponse(passkey: PasskeyJSON(credential, providers: providers, androidApps: configuration.androidApps)))
+        }
     }
 
-    func loginVerify(_ request: Request) async throws -> Response {
+    func loginOptions(_ request: Request) async throws -> OptionsResponse<PublicKeyCredentialRequestOptionsJSON> {
+        OptionsResponse(publicKey: try await ceremonies.loginOptions())
+    }
+
+    func loginVerify(_ request: Request) async throws -> APIReply<SessionResponse> {
         let body = try await RequestBody.decode(LoginVerifyRequest.self, from: request)
         let (token, account) = try await ceremonies.verifyLogin(body.credential)
-        return try sessionResponse(.ok, token: token, account: account)
+        return session(.ok, token: token, account: account)
     }
 
-    private func sessionResponse(_ status: HTTPResponse.Status, token: SessionToken, account: AccountRecord) throws -> Response {
+    /// The session's answer, with its cookie for the page.
+    private func session(_ status: HTTPResponse.Status, token: SessionToken, account: AccountRecord) -> APIReply<SessionResponse> {
         let cookie = SessionCookie.set(token, maxAge: Int(configuration.sessionTTL), secure: configuration.secureCookies)
-        return try JSONResponse.make(status, SessionResponse(token: token.value, account: AccountJSON(account)), headers: [.setCookie: cookie])
+        return APIReply(status: status, headers: [.setCookie: cookie], body: SessionResponse(token: token.value, account: AccountJSON(account)))
     }
 }

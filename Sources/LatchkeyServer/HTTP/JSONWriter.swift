@@ -143,12 +143,6 @@ struct JSONWriter {
 
 // MARK: The bodies a login sends
 
-extension OptionsResponse: JSONWritable where Options: JSONWritable {
-    func write(to json: inout JSONWriter) {
-        json.object { $0.member("publicKey", publicKey) }
-    }
-}
-
 extension PublicKeyCredentialRequestOptionsJSON: JSONWritable {
     func write(to json: inout JSONWriter) {
         json.object { json in
@@ -177,27 +171,6 @@ extension ExtensionInputsJSON: JSONWritable {
     func write(to json: inout JSONWriter) {
         json.object { json in
             if let credProps { json.member("credProps", credProps) }
-        }
-    }
-}
-
-extension SessionResponse: JSONWritable {
-    func write(to json: inout JSONWriter) {
-        json.object { json in
-            json.member("account", account)
-            json.member("token", token)
-        }
-    }
-}
-
-extension AccountJSON: JSONWritable {
-    func write(to json: inout JSONWriter) {
-        json.object { json in
-            json.member("createdAt", createdAt)
-            json.member("credo", credo)
-            json.member("displayName", displayName)
-            json.member("id", id)
-            json.member("userHandle", userHandle)
         }
     }
 }

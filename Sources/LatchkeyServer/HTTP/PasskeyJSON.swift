@@ -5,7 +5,7 @@ import WebAuthn
 // they read the provider table, which the request-body fuzz target (Fuzz/, which compiles
 // APIModels.swift on its own) does not have.
 
-struct PasskeyJSON: Encodable {
+struct PasskeyJSON: APIResponseBody {
     let id: String
     let name: String
     let createdAt: Date
@@ -95,7 +95,7 @@ struct ProviderJSON: Encodable {
 
 /// `GET /api/account/signals`: the arguments of the WebAuthn L3 signals for this account. The server
 /// uses the display name as WebAuthn's `user.name` too, so `name` and `displayName` are the same.
-struct SignalsJSON: Encodable {
+struct SignalsJSON: APIResponseBody {
     let rpId: String
     /// The user handle, base64url.
     let userId: String
@@ -113,6 +113,16 @@ struct SignalsJSON: Encodable {
     }
 }
 
-struct PasskeyResponse: Encodable {
+struct PasskeyResponse: APIResponseBody {
     let passkey: PasskeyJSON
+}
+
+/// `GET /api/account/passkeys`: the passkeys, as a bare array.
+struct PasskeyListJSON: APIResponseBody {
+    let passkeys: [PasskeyJSON]
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(passkeys)
+    }
 }

@@ -22,14 +22,14 @@ struct TokenController: Sendable {
         self.introspectionSecretDigest = introspectionSecret.map { Array(SHA256.hash(data: Array($0.utf8))) }
     }
 
-    struct TokenResponse: Encodable {
+    struct TokenResponse: APIResponseBody {
         let access_token: String
         let token_type: String
         let expires_in: Int
     }
 
     /// RFC 7662 §2.2; members other than `active` only for an active token.
-    struct IntrospectionResponse: Encodable {
+    struct IntrospectionResponse: APIResponseBody {
         var active: Bool
         var token_type: String?
         var sub: String?
@@ -66,20 +66,18 @@ struct TokenController: Sendable {
         APIError(.notEnabled, "\(what) are not enabled on this server (latchkey serve --help).")
     }
 
-    func token(_ caller: RequestAuthentication.Caller) async throws -> Response {
+    func token(_ caller: RequestAuthentication.Caller) async throws -> TokenResponse {
         guard let issuer else { throw Self.notEnabled("Access tokens") }
         guard let session = try await sessions.details(for: caller.token) else { throw APIError.notAuthenticated }
         let (token, expiresIn) = try await issuer.issue(for: session)
-        return try JSONResponse.make(.ok, TokenResponse(access_token: token, token_type: "Bearer", expires_in: expiresIn))
+        return TokenResponse(access_token: token, token_type: "Bearer", expires_in: expiresIn)
     }
 
-    func jwks() async throws -> Response {
+    func jwks() async throws -> APIReply<JWKSDocument> {
         guard let issuer else { throw Self.notEnabled("Access tokens") }
-        var response = try JSONResponse.make(.ok, try await issuer.jwks())
         // The next period's key is published a whole period ahead, so a cached copy is never missing
         // the key of a fresh token for longer than this.
-        response.headers[.cacheControl] = "public, max-age=600"
-        return response
+        return APIReply(headers: [.cacheControl: "public, max-age=600"], body: try await issuer.jwks())
     }
 
     func introspect(_ request: Request, context: some RequestContext) async throws -> Response {
@@ -93,7 +91,7 @@ struct TokenController: Sendable {
             return refusal
         }
         let token = try await Self.formToken(request)
-        return try JSONResponse.make(.ok, try await describe(token))
+        return try await describe(token).response(from: request, context: context)
     }
 
     /// What introspection says about `token`. Only access tokens can be active. A session token is

@@ -7,12 +7,12 @@ import Hummingbird
 struct WellKnownController: Sendable {
     let configuration: ServerConfiguration
 
-    struct AppleAppSiteAssociation: Encodable {
+    struct AppleAppSiteAssociation: APIResponseBody {
         struct WebCredentials: Encodable { let apps: [String] }
         let webcredentials: WebCredentials
     }
 
-    struct RelatedOrigins: Encodable { let origins: [String] }
+    struct RelatedOrigins: APIResponseBody { let origins: [String] }
 
     /// One statement of `assetlinks.json`, in the shape Google's Digital Asset Links documents.
     struct AssetLinksStatement: Encodable {
@@ -24,6 +24,16 @@ struct WellKnownController: Sendable {
 
         let relation: [String]
         let target: Target
+    }
+
+    /// `assetlinks.json`: the statements, as a bare array.
+    struct AssetLinks: APIResponseBody {
+        let statements: [AssetLinksStatement]
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(statements)
+        }
     }
 
     /// The relations Credential Manager checks before an app may use the site's passkeys (and passwords).
@@ -47,18 +57,16 @@ struct WellKnownController: Sendable {
 
     func register<Context: LatchkeyRequestContext>(on router: some RouterMethods<Context>) {
         router.get("/.well-known/apple-app-site-association") { _, _ in
-            try JSONResponse.make(.ok, AppleAppSiteAssociation(webcredentials: .init(apps: configuration.appleAppIds)))
+            AppleAppSiteAssociation(webcredentials: .init(apps: configuration.appleAppIds))
         }
         router.get("/.well-known/assetlinks.json") { _, _ in
             guard !configuration.androidApps.isEmpty else {
                 throw APIError(.notEnabled, "No Android app is configured on this server (latchkey serve --android-app).")
             }
-            var response = try JSONResponse.make(.ok, Self.assetLinks(configuration.androidApps))
-            response.headers[.cacheControl] = "public, max-age=3600"
-            return response
+            return APIReply(headers: [.cacheControl: "public, max-age=3600"], body: AssetLinks(statements: Self.assetLinks(configuration.androidApps)))
         }
         router.get("/.well-known/webauthn") { _, _ in
-            try JSONResponse.make(.ok, RelatedOrigins(origins: configuration.origins))
+            RelatedOrigins(origins: configuration.origins)
         }
     }
 }

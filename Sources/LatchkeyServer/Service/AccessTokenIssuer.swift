@@ -119,7 +119,7 @@ actor AccessTokenIssuer {
 }
 
 /// `/.well-known/jwks.json` (RFC 7517).
-struct JWKSDocument: Codable, Sendable, Equatable {
+struct JWKSDocument: Codable, Sendable, Equatable, APIResponseBody {
     struct Key: Codable, Sendable, Equatable {
         let kty: String
         let crv: String
