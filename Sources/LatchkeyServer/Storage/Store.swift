@@ -139,13 +139,13 @@ struct Store: Sendable {
 
     func account(id: String) async throws -> AccountRecord? {
         try await connections.withConnection { db in
-            try await db.first(StoreQuery(SQL.account, .text(id))).map(Self.account(from:))
+            try await db.first(StoreQuery(SQL.account, .text(id))).map(AccountRecord.init(row:))
         }
     }
 
     func updateAccount(id: String, displayName: String?, credo: String?, now: Date) async throws -> AccountRecord? {
         try await connections.transaction { db in
-            guard var account = try await db.first(StoreQuery(SQL.account, .text(id))).map(Self.account(from:)) else { return nil }
+            guard var account = try await db.first(StoreQuery(SQL.account, .text(id))).map(AccountRecord.init(row:)) else { return nil }
             if let displayName { account.displayName = displayName }
             if let credo { account.credo = credo }
             account.updatedAt = now
@@ -166,7 +166,7 @@ struct Store: Sendable {
     /// A credential and the account that owns it, in one query (the login's look-up).
     private static func credentialWithAccount(id: [UInt8], on db: any SQLDatabase) async throws -> (CredentialRecord, AccountRecord)? {
         guard let row = try await db.first(StoreQuery(SQL.credentialWithAccount, .blob(id))) else { return nil }
-        let credential = try credential(from: row)
+        let credential = try CredentialRecord(row: row)
         let account = AccountRecord(
             id: credential.accountId,
             userHandle: Array(try row.decode(column: "a_user_handle", as: Data.self)),
@@ -179,13 +179,13 @@ struct Store: Sendable {
 
     func credential(id: [UInt8]) async throws -> CredentialRecord? {
         try await connections.withConnection { db in
-            try await db.first(StoreQuery(SQL.credential, .blob(id))).map(Self.credential(from:))
+            try await db.first(StoreQuery(SQL.credential, .blob(id))).map(CredentialRecord.init(row:))
         }
     }
 
     func credentials(accountId: String) async throws -> [CredentialRecord] {
         try await connections.withConnection { db in
-            try await db.all(StoreQuery(SQL.accountCredentials, .text(accountId))).map(Self.credential(from:))
+            try await db.all(StoreQuery(SQL.accountCredentials, .text(accountId))).map(CredentialRecord.init(row:))
         }
     }
 
@@ -286,7 +286,7 @@ struct Store: Sendable {
 
     func renameCredential(id: [UInt8], accountId: String, name: String) async throws -> CredentialRecord? {
         try await connections.withConnection { db in
-            try await db.first(StoreQuery(SQL.renameCredential, .text(name), .blob(id), .text(accountId))).map(Self.credential(from:))
+            try await db.first(StoreQuery(SQL.renameCredential, .text(name), .blob(id), .text(accountId))).map(CredentialRecord.init(row:))
         }
     }
 
@@ -326,7 +326,7 @@ struct Store: Sendable {
     /// A live session with what an access token says about it, by its token's hash.
     func sessionDetails(tokenHash: [UInt8], now: Date) async throws -> SessionDetails? {
         try await connections.withConnection { db in
-            try await db.first(StoreQuery(SQL.sessionDetails, .blob(tokenHash), .milliseconds(now))).map(Self.sessionDetails(from:))
+            try await db.first(StoreQuery(SQL.sessionDetails, .blob(tokenHash), .milliseconds(now))).map(SessionDetails.init(row:))
         }
     }
 
@@ -336,7 +336,7 @@ struct Store: Sendable {
         guard let upper = Self.successor(of: prefix) else { return nil }
         return try await connections.withConnection { db in
             try await db.first(StoreQuery(SQL.sessionDetailsByPrefix, .blob(prefix), .blob(upper), .milliseconds(now)))
-                .map(Self.sessionDetails(from:))
+                .map(SessionDetails.init(row:))
         }
     }
 
@@ -351,16 +351,6 @@ struct Store: Sendable {
             bytes.removeLast()
         }
         return nil
-    }
-
-    private static func sessionDetails(from row: any SQLRow) throws -> SessionDetails {
-        SessionDetails(
-            tokenHash: Array(try row.decode(column: "token_hash", as: Data.self)),
-            accountId: try row.decode(column: "account_id", as: String.self),
-            createdAt: Timestamp.date(try row.decode(column: "created_at", as: Int64.self)),
-            expiresAt: Timestamp.date(try row.decode(column: "expires_at", as: Int64.self)),
-            userVerified: try row.decode(column: "user_verified", as: Int.self) != 0,
-            backupEligible: try row.decode(column: "backup_eligible", as: Int?.self).map { $0 != 0 })
     }
 
     /// The account of an unexpired session, found by the token's hash (an index look-up, so the time
@@ -389,40 +379,5 @@ struct Store: Sendable {
         try await connections.withConnection { db in
             try await db.run(StoreQuery(SQL.purgeSessions, .milliseconds(now)))
         }
-    }
-
-    // MARK: Row decoding
-
-    /// A ceremony row; nil when it expired (an expired ceremony is treated as absent) or has an unknown kind.
-    private static func account(from row: any SQLRow) throws -> AccountRecord {
-        AccountRecord(
-            id: try row.decode(column: "id", as: String.self),
-            userHandle: Array(try row.decode(column: "user_handle", as: Data.self)),
-            displayName: try row.decode(column: "display_name", as: String.self),
-            credo: try row.decode(column: "credo", as: String.self),
-            createdAt: Timestamp.date(try row.decode(column: "created_at", as: Int64.self)),
-            updatedAt: Timestamp.date(try row.decode(column: "updated_at", as: Int64.self)))
-    }
-
-    private static func credential(from row: any SQLRow) throws -> CredentialRecord {
-        let transports = try row.decode(column: "transports", as: String.self)
-        return CredentialRecord(
-            id: Array(try row.decode(column: "id", as: Data.self)),
-            accountId: try row.decode(column: "account_id", as: String.self),
-            publicKey: Array(try row.decode(column: "public_key", as: Data.self)),
-            algorithm: try row.decode(column: "algorithm", as: Int.self),
-            signCount: UInt32(clamping: try row.decode(column: "sign_count", as: Int64.self)),
-            transports: transports.isEmpty ? [] : transports.split(separator: ",").map(String.init),
-            aaguid: Array(try row.decode(column: "aaguid", as: Data.self)),
-            attestationFormat: try row.decode(column: "attestation_format", as: String.self),
-            backupEligible: try row.decode(column: "backup_eligible", as: Int.self) != 0,
-            backupState: try row.decode(column: "backup_state", as: Int.self) != 0,
-            uvInitialized: try row.decode(column: "uv_initialized", as: Int.self) != 0,
-            name: try row.decode(column: "name", as: String.self),
-            createdAt: Timestamp.date(try row.decode(column: "created_at", as: Int64.self)),
-            lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self).map(Timestamp.date),
-            attestationVerified: try row.decode(column: "attestation_verified", as: Int.self) != 0,
-            backupStateChangedAt: try row.decode(column: "backup_state_changed_at", as: Int64?.self).map(Timestamp.date),
-            createdOrigin: try row.decode(column: "created_origin", as: String?.self))
     }
 }
