@@ -72,8 +72,8 @@ extension StoreTests {
             let now = Date()
             // An expired challenge's mark, for the purge to remove.
             let account = Self.account()
-            try await stores[0].createAccount(account, credential: Self.credential([9], account: account.id))
-            try await stores[1].addCredential(Self.credential([8], account: account.id), challenge: Self.used(7, after: -1 - Store.usedChallengeGrace, now: now))
+            try await stores[0].ceremonies.createAccount(account, credential: Self.credential([9], account: account.id))
+            try await stores[1].ceremonies.addCredential(Self.credential([8], account: account.id), challenge: Self.used(7, after: -1 - Store.usedChallengeGrace, now: now))
             #expect(try await stores[0].usedChallengeCount() == 1)
 
             func round(at time: Date) async throws -> [Bool] {

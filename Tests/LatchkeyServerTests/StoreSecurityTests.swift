@@ -10,7 +10,7 @@ extension StoreTests {
     func nulStored(backend: String) async throws {
         try await Backends.with(backend) { store in
             let account = Self.account()
-            try await store.createAccount(account, credential: Self.credential([1], account: account.id))
+            try await store.ceremonies.createAccount(account, credential: Self.credential([1], account: account.id))
             // PostgreSQL refuses NUL in text outright, which the API's rules never let through anyway.
             let credo = backend == "postgres" ? "before\u{1}after" : "before\u{0}after"
             _ = try await store.updateAccount(id: account.id, displayName: nil, credo: credo, now: Date())
@@ -28,7 +28,7 @@ extension StoreTests {
                         group.addTask {
                             let account = Self.account()
                             do {
-                                try await store.createAccount(account, credential: Self.credential(id, account: account.id))
+                                try await store.ceremonies.createAccount(account, credential: Self.credential(id, account: account.id))
                                 return "created"
                             } catch Store.Failure.duplicate {
                                 return "duplicate"
@@ -47,8 +47,8 @@ extension StoreTests {
         try await Backends.with(backend) { store in
             for round in 0..<10 {
                 let account = Self.account()
-                try await store.createAccount(account, credential: Self.credential([0xe0, UInt8(round)], account: account.id))
-                try await store.addCredential(Self.credential([0xe1, UInt8(round)], account: account.id))
+                try await store.ceremonies.createAccount(account, credential: Self.credential([0xe0, UInt8(round)], account: account.id))
+                try await store.ceremonies.addCredential(Self.credential([0xe1, UInt8(round)], account: account.id))
                 let outcomes = try await withThrowingTaskGroup(of: Store.DeleteCredentialOutcome.self) { group in
                     for prefix: UInt8 in [0xe0, 0xe1] {
                         group.addTask { try await store.deleteCredential(id: [prefix, UInt8(round)], accountId: account.id, keepingSession: []) }

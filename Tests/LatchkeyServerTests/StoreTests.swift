@@ -81,6 +81,17 @@ struct StoreTests {
         }
     }
 
+    @Test("the store picks the ceremonies' storage for its database when it is made", arguments: Backends.all)
+    func ceremonyStorageByDatabase(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            if backend == "postgres" {
+                #expect(store.ceremonies is PostgresCeremonyStorage)
+            } else {
+                #expect(store.ceremonies is SQLiteCeremonyStorage)
+            }
+        }
+    }
+
     static func account(_ id: String = UUID().uuidString) -> AccountRecord {
         AccountRecord(id: id, userHandle: Array(id.utf8), displayName: "Ada ✨", credo: "", createdAt: Date(timeIntervalSince1970: 1_700_000_000), updatedAt: Date(timeIntervalSince1970: 1_700_000_000))
     }
@@ -97,7 +108,7 @@ struct StoreTests {
         try await Backends.with(backend) { store in
             let account = Self.account()
             let credential = Self.credential([1, 2, 3], account: account.id)
-            try await store.createAccount(account, credential: credential)
+            try await store.ceremonies.createAccount(account, credential: credential)
             #expect(try await store.account(id: account.id) == account)
             #expect(try await store.credential(id: [1, 2, 3]) == credential)
             #expect(try await store.credentials(accountId: account.id) == [credential])
@@ -112,10 +123,10 @@ struct StoreTests {
     func atomicRegistration(backend: String) async throws {
         try await Backends.with(backend) { store in
             let first = Self.account()
-            try await store.createAccount(first, credential: Self.credential([9], account: first.id))
+            try await store.ceremonies.createAccount(first, credential: Self.credential([9], account: first.id))
             let second = Self.account()
             await #expect(throws: Store.Failure.duplicate) {
-                try await store.createAccount(second, credential: Self.credential([9], account: second.id))
+                try await store.ceremonies.createAccount(second, credential: Self.credential([9], account: second.id))
             }
             #expect(try await store.account(id: second.id) == nil)
         }
@@ -136,7 +147,7 @@ struct StoreTests {
                     group.addTask {
                         let account = Self.account()
                         do {
-                            try await store.createAccount(account, credential: Self.credential([100, UInt8(index)], account: account.id), challenge: challenge)
+                            try await store.ceremonies.createAccount(account, credential: Self.credential([100, UInt8(index)], account: account.id), challenge: challenge)
                             return true
                         } catch Store.Failure.challengeUsed {
                             #expect(try await store.account(id: account.id) == nil, "a refused registration leaves nothing behind")
@@ -149,9 +160,9 @@ struct StoreTests {
             #expect(winners == 1)
             // Adding a passkey with a used challenge is refused the same way.
             let owner = Self.account()
-            try await store.createAccount(owner, credential: Self.credential([101], account: owner.id))
+            try await store.ceremonies.createAccount(owner, credential: Self.credential([101], account: owner.id))
             await #expect(throws: Store.Failure.challengeUsed) {
-                try await store.addCredential(Self.credential([102], account: owner.id), challenge: challenge)
+                try await store.ceremonies.addCredential(Self.credential([102], account: owner.id), challenge: challenge)
             }
             #expect(try await store.credential(id: [102]) == nil)
             #expect(try await store.usedChallengeCount() == 1)
@@ -183,8 +194,8 @@ struct StoreTests {
     func sessionsAndDeletion(backend: String) async throws {
         try await Backends.with(backend) { store in
             let account = Self.account()
-            try await store.createAccount(account, credential: Self.credential([1], account: account.id))
-            try await store.addCredential(Self.credential([2], account: account.id))
+            try await store.ceremonies.createAccount(account, credential: Self.credential([1], account: account.id))
+            try await store.ceremonies.addCredential(Self.credential([2], account: account.id))
             let now = Date()
             try await store.insertSession(NewSession(tokenHash: [1, 1], accountId: account.id, credentialId: nil, createdAt: now, expiresAt: now + 60, userVerified: true))
             #expect(try await store.sessionAccount(tokenHash: [1, 1], now: now) == account.id)
@@ -204,12 +215,12 @@ struct StoreTests {
         let account = Self.account()
         var credential = Self.credential([credentialId], account: account.id)
         credential.signCount = signCount
-        try await store.createAccount(account, credential: credential)
+        try await store.ceremonies.createAccount(account, credential: credential)
         return account
     }
 
     /// A decision that accepts with the given counter and opens a session with the given token hash.
-    static func accept(_ signCount: UInt32, token: UInt8, now: Date) -> @Sendable (CredentialRecord, AccountRecord) -> Store.LoginDecision {
+    static func accept(_ signCount: UInt32, token: UInt8, now: Date) -> @Sendable (CredentialRecord, AccountRecord) -> LoginVerdict {
         { _, account in
             .accept(LoginWrites(
                 signCount: signCount, backupState: true, userVerified: true,
@@ -224,7 +235,7 @@ struct StoreTests {
             let account = try await Self.loginReady(store, credentialId: 3, signCount: 5)
 
             // The decision sees the stored credential and its account.
-            let seen = try await store.finishLogin(challenge: Self.used(20, now: now), credentialId: [3]) { record, owner in
+            let seen = try await store.ceremonies.finishLogin(challenge: Self.used(20, now: now), credentialId: [3]) { record, owner in
                 #expect(record.signCount == 5 && owner.id == account.id)
                 return Self.accept(6, token: 1, now: now)(record, owner)
             }
@@ -238,23 +249,23 @@ struct StoreTests {
             #expect(try await store.usedChallengeCount() == 1)
 
             // The same challenge again: nothing more is written.
-            let again = try await store.finishLogin(challenge: Self.used(20, now: now), credentialId: [3], decide: Self.accept(7, token: 2, now: now))
+            let again = try await store.ceremonies.finishLogin(challenge: Self.used(20, now: now), credentialId: [3], decide: Self.accept(7, token: 2, now: now))
             guard case .unknownChallenge = again else { Issue.record("expected unknownChallenge, got \(again)"); return }
             #expect(try await store.sessionAccount(tokenHash: [2], now: now) == nil)
             // A replay that fails verification (the winner moved the counter) is still reported as a replay.
-            let replayed = try await store.finishLogin(challenge: Self.used(20, now: now), credentialId: [3]) { _, _ in
-                .reject(APIError(.signCountRegression, "no"))
+            let replayed = try await store.ceremonies.finishLogin(challenge: Self.used(20, now: now), credentialId: [3]) { _, _ in
+                .reject(WebAuthnError(.signCountRegression(stored: 6, received: 6), in: .authentication))
             }
             guard case .unknownChallenge = replayed else { Issue.record("expected unknownChallenge, got \(replayed)"); return }
 
             // A rejected response and an unknown credential write nothing: not even the challenge's mark,
             // so an anonymous caller cannot make the server store anything without a valid passkey.
-            let rejected = try await store.finishLogin(challenge: Self.used(21, now: now), credentialId: [3]) { _, _ in
-                .reject(APIError(WebAuthnError(.signatureInvalid, in: .authentication)))
+            let rejected = try await store.ceremonies.finishLogin(challenge: Self.used(21, now: now), credentialId: [3]) { _, _ in
+                .reject(WebAuthnError(.signatureInvalid, in: .authentication))
             }
             guard case .rejected(let error) = rejected else { Issue.record("expected rejected, got \(rejected)"); return }
             #expect(error.code == "signature_invalid")
-            let unknown = try await store.finishLogin(challenge: Self.used(22, now: now), credentialId: [99], decide: Self.accept(7, token: 3, now: now))
+            let unknown = try await store.ceremonies.finishLogin(challenge: Self.used(22, now: now), credentialId: [99], decide: Self.accept(7, token: 3, now: now))
             guard case .unknownCredential = unknown else { Issue.record("expected unknownCredential, got \(unknown)"); return }
             #expect(try await store.usedChallengeCount() == 1)
             #expect(try await store.credential(id: [3])?.signCount == 6)
@@ -270,7 +281,7 @@ struct StoreTests {
             let completed = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for index in 0..<50 {
                     group.addTask {
-                        let outcome = try await store.finishLogin(challenge: Self.used(30, now: now), credentialId: [4], decide: Self.accept(0, token: UInt8(index), now: now))
+                        let outcome = try await store.ceremonies.finishLogin(challenge: Self.used(30, now: now), credentialId: [4], decide: Self.accept(0, token: UInt8(index), now: now))
                         if case .completed = outcome { return true }
                         return false
                     }
@@ -297,12 +308,12 @@ struct StoreTests {
             #expect(try await store.usedChallengeCount() == 1)
             let account = Self.account()
             await #expect(throws: Store.Failure.challengeUsed) {
-                try await store.createAccount(account, credential: Self.credential([80], account: account.id), challenge: challenge)
+                try await store.ceremonies.createAccount(account, credential: Self.credential([80], account: account.id), challenge: challenge)
             }
             #expect(try await store.account(id: account.id) == nil)
             // Another challenge with the same expiry is a different mark.
             let other = UsedChallenge(digest: ChallengeSealer.digest([81]), expiresAt: challenge.expiresAt)
-            try await store.createAccount(account, credential: Self.credential([81], account: account.id), challenge: other)
+            try await store.ceremonies.createAccount(account, credential: Self.credential([81], account: account.id), challenge: other)
             #expect(try await store.usedChallengeCount() == 2)
             try await store.purgeUsedChallenges(now: now + 300 + Store.usedChallengeGrace)
             #expect(try await store.usedChallengeCount() == 0)
@@ -313,7 +324,7 @@ struct StoreTests {
     func migrationsIdempotent(backend: String) async throws {
         try await Backends.with(backend) { store in
             let account = Self.account()
-            try await store.createAccount(account, credential: Self.credential([6], account: account.id))
+            try await store.ceremonies.createAccount(account, credential: Self.credential([6], account: account.id))
             try await Migrations.run(on: store.connections)
             let versions = try await store.connections.withConnection { db in
                 try await db.raw("SELECT version FROM schema_migrations").all().map { try $0.decode(column: "version", as: Int.self) }

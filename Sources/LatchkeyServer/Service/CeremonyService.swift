@@ -118,7 +118,7 @@ struct CeremonyService: Sendable {
         do {
             switch ceremony.kind {
             case .addPasskey:
-                try await store.addCredential(record, challenge: used, limit: configuration.maxPasskeysPerAccount)
+                try await store.ceremonies.addCredential(record, challenge: used, limit: configuration.maxPasskeysPerAccount)
                 metrics.succeeded(kind)
                 return .addedPasskey(record)
             default:
@@ -127,7 +127,7 @@ struct CeremonyService: Sendable {
                 }
                 let account = AccountRecord(
                     id: record.accountId, userHandle: userHandle, displayName: displayName, credo: "", createdAt: created, updatedAt: created)
-                try await store.createAccount(account, credential: record, challenge: used)
+                try await store.ceremonies.createAccount(account, credential: record, challenge: used)
                 let token = try await sessions.create(accountId: account.id, credentialId: record.id, userVerified: result.userVerified)
                 metrics.succeeded(kind)
                 return .newAccount(token: token, account: account)
@@ -167,7 +167,7 @@ struct CeremonyService: Sendable {
         // Made up front so that the decision inside the transaction stays a pure function of what it reads.
         let token = SessionToken.generate()
         let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
-        let outcome = try await store.finishLogin(challenge: used, credentialId: credentialId) { record, account in
+        let outcome = try await store.ceremonies.finishLogin(challenge: used, credentialId: credentialId) { record, account in
             do throws(WebAuthnError) {
                 let stored = try StoredCredential(
                     id: record.id, publicKeyCOSE: record.publicKey, signCount: record.signCount,
@@ -179,9 +179,10 @@ struct CeremonyService: Sendable {
                     session: sessions.session(for: token, accountId: account.id, credentialId: record.id, userVerified: result.userVerified),
                     possibleClone: result.possibleClone, backupStateChanged: result.backupState != record.backupState))
             } catch {
-                return .reject(APIError(error))
+                return .reject(error)
             }
         }
+        // The storage's outcome in the API's terms: the one place a login's end becomes an HTTP answer.
         switch outcome {
         case .completed(let account, let writes):
             metrics.succeeded(.login)
@@ -192,8 +193,8 @@ struct CeremonyService: Sendable {
             throw failed(APIError.unknownChallenge)
         case .unknownCredential:
             throw failed(APIError.unknownCredential)
-        case .rejected(let error):
-            throw failed(error)
+        case .rejected(let reason):
+            throw failed(APIError(reason))
         case .signCountMoved:
             throw failed(APIError(.signCountRegression, "§7.2 step 23: the signature counter changed during this login; possible cloned authenticator."))
         }

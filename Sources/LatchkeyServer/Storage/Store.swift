@@ -2,10 +2,23 @@ import Foundation
 import SQLKit
 
 /// All persistence, over SQLKit, with the same SQL on SQLite and PostgreSQL. Methods are the units of
-/// work the service needs; each is one statement or one transaction.
+/// work the service needs; each is one statement or one transaction. The ceremonies' writes, whose order
+/// differs by database, are `ceremonies`.
 struct Store: Sendable {
     let connections: DatabaseConnections
+    /// Registration's and login's writes, in the order that suits the database (`CeremonyStorage`),
+    /// chosen here once.
+    let ceremonies: any CeremonyStorage
 
+    init(connections: DatabaseConnections) {
+        self.connections = connections
+        switch connections.flavor {
+        case .sqlite: ceremonies = SQLiteCeremonyStorage(connections: connections)
+        case .postgres: ceremonies = PostgresCeremonyStorage(connections: connections)
+        }
+    }
+
+    /// Why a unit of work wrote nothing (the ceremonies' writes throw these too).
     enum Failure: Error, Equatable {
         /// A unique key already exists (credential id registered twice).
         case duplicate
@@ -19,19 +32,12 @@ struct Store: Sendable {
 
     // MARK: Challenges and keys
 
-    /// Records that a challenge completed its ceremony: true the first time, false when it already had
-    /// (on both databases a racing second insert waits for the first to commit, then finds it). Runs
-    /// inside the ceremony's own transaction, so the mark and the ceremony's writes commit together.
     /// How long a used challenge's mark outlives the challenge. Instances of a cluster each read their
     /// own clock: without a margin, an instance whose clock runs ahead purges a mark while one whose
     /// clock runs behind still opens the challenge, and a captured assertion could be replayed for as
     /// long as the skew (third review, finding 8). Clocks kept by NTP are within milliseconds; a minute
     /// covers a badly kept one, and costs only a minute more of marks.
     static let usedChallengeGrace: TimeInterval = 60
-
-    private static func useChallenge(_ challenge: UsedChallenge, on db: any SQLDatabase) async throws -> Bool {
-        try await db.changedRows(StoreQuery(SQL.useChallenge, .blob(challenge.digest), .milliseconds(challenge.expiresAt))) == 1
-    }
 
     /// Removes the marks of challenges that expired more than `usedChallengeGrace` ago (an expired
     /// challenge no longer opens).
@@ -96,47 +102,6 @@ struct Store: Sendable {
 
     // MARK: Accounts and credentials
 
-    /// The account and its first credential, together or not at all; with `challenge`, only if that
-    /// challenge has not completed a ceremony yet (`Failure.challengeUsed`), and marked in the same commit.
-    func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge? = nil) async throws {
-        try await connections.transaction { db in
-            if let challenge, try await !Self.useChallenge(challenge, on: db) { throw Failure.challengeUsed }
-            try await db.run(StoreQuery(
-                SQL.insertAccount, .text(account.id), .blob(account.userHandle), .text(account.displayName), .text(account.credo),
-                .milliseconds(account.createdAt), .milliseconds(account.updatedAt)))
-            try await insert(credential, on: db)
-        }
-    }
-
-    /// Adds a passkey to an existing account, in the transaction that uses the ceremony's challenge,
-    /// unless the account already holds `limit` (counted with the account's row locked, so concurrent
-    /// additions cannot both see room for one).
-    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge? = nil, limit: Int = .max) async throws {
-        try await connections.transaction { db in
-            if let challenge, try await !Self.useChallenge(challenge, on: db) { throw Failure.challengeUsed }
-            if limit < .max {
-                try await db.run(StoreQuery(SQL.lockAccount, .text(credential.accountId)))
-                let count = try await db.first(StoreQuery(SQL.countAccountCredentials, .text(credential.accountId)))?
-                    .decode(column: "n", as: Int.self) ?? 0
-                guard count < limit else { throw Failure.tooManyPasskeys }
-            }
-            try await insert(credential, on: db)
-        }
-    }
-
-    private func insert(_ c: CredentialRecord, on db: any SQLDatabase) async throws {
-        // ON CONFLICT DO NOTHING … RETURNING: a duplicate id gives no row instead of a driver error, on
-        // both databases, and also when two registrations of one id race (PostgreSQL makes the second
-        // wait for the first and then skip; a check before the insert let both through to a 500).
-        let inserted = try await db.first(StoreQuery(
-            SQL.insertCredential, .blob(c.id), .text(c.accountId), .blob(c.publicKey), .integer(Int64(c.algorithm)),
-            .integer(Int64(c.signCount)), .text(c.transports.joined(separator: ",")), .blob(c.aaguid), .text(c.attestationFormat),
-            .integer(c.backupEligible), .integer(c.backupState), .integer(c.uvInitialized), .text(c.name),
-            .milliseconds(c.createdAt), .integer(c.lastUsedAt.map(Timestamp.milliseconds)), .integer(c.attestationVerified),
-            .integer(c.backupStateChangedAt.map(Timestamp.milliseconds)), .text(c.createdOrigin)))
-        if inserted == nil { throw Failure.duplicate }
-    }
-
     func account(id: String) async throws -> AccountRecord? {
         try await connections.withConnection { db in
             try await db.first(StoreQuery(SQL.account, .text(id))).map(AccountRecord.init(row:))
@@ -154,27 +119,13 @@ struct Store: Sendable {
         }
     }
 
-    /// Deletes the account; its credentials, sessions and pending ceremonies go with it (`SQL.deleteAccount`).
+    /// Deletes the account; its credentials and sessions go with it (`SQL.deleteAccount`).
     func deleteAccount(id: String) async throws {
         try await connections.transaction { db in
             for statement in SQL.deleteAccount {
                 try await db.run(StoreQuery(statement, .text(id)))
             }
         }
-    }
-
-    /// A credential and the account that owns it, in one query (the login's look-up).
-    private static func credentialWithAccount(id: [UInt8], on db: any SQLDatabase) async throws -> (CredentialRecord, AccountRecord)? {
-        guard let row = try await db.first(StoreQuery(SQL.credentialWithAccount, .blob(id))) else { return nil }
-        let credential = try CredentialRecord(row: row)
-        let account = AccountRecord(
-            id: credential.accountId,
-            userHandle: Array(try row.decode(column: "a_user_handle", as: Data.self)),
-            displayName: try row.decode(column: "a_display_name", as: String.self),
-            credo: try row.decode(column: "a_credo", as: String.self),
-            createdAt: Timestamp.date(try row.decode(column: "a_created_at", as: Int64.self)),
-            updatedAt: Timestamp.date(try row.decode(column: "a_updated_at", as: Int64.self)))
-        return (credential, account)
     }
 
     func credential(id: [UInt8]) async throws -> CredentialRecord? {
@@ -188,101 +139,6 @@ struct Store: Sendable {
             try await db.all(StoreQuery(SQL.accountCredentials, .text(accountId))).map(CredentialRecord.init(row:))
         }
     }
-
-    /// What a login's verification decided about the credential the response names.
-    enum LoginDecision: Sendable {
-        case accept(LoginWrites)
-        case reject(APIError)
-    }
-
-    enum LoginOutcome: Sendable {
-        /// The session is stored; the writes are what `decide` accepted.
-        case completed(AccountRecord, LoginWrites)
-        /// The challenge already completed a login.
-        case unknownChallenge
-        case unknownCredential
-        case rejected(APIError)
-        /// Another login with this credential moved the counter since it was read (possible clone).
-        case signCountMoved
-    }
-
-    /// A login's database work in one transaction (one commit): the challenge is marked used first, by one
-    /// atomic statement, so of any number of concurrent finishes exactly one gets past it; the credential
-    /// and its account are read; `decide` verifies the assertion against them; an accepted login moves the
-    /// counter — only from the value `decide` saw — and stores the session. Any other outcome rolls the
-    /// transaction back: a response that fails writes nothing (an anonymous caller cannot make the server
-    /// store anything without a valid passkey), and its challenge stays usable until it expires.
-    func finishLogin(
-        challenge: UsedChallenge, credentialId: [UInt8],
-        decide: @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginDecision
-    ) async throws -> LoginOutcome {
-        if connections.flavor == .postgres {
-            return try await finishLoginInTwoRoundTrips(challenge: challenge, credentialId: credentialId, decide: decide)
-        }
-        do {
-            return try await connections.transaction { db in
-                guard try await Self.useChallenge(challenge, on: db) else { throw Unfinished(outcome: .unknownChallenge) }
-                guard let (credential, account) = try await Self.credentialWithAccount(id: credentialId, on: db) else {
-                    throw Unfinished(outcome: .unknownCredential)
-                }
-                let writes: LoginWrites
-                switch decide(credential, account) {
-                case .reject(let error): throw Unfinished(outcome: .rejected(error))
-                case .accept(let accepted): writes = accepted
-                }
-                let moved = try await db.changedRows(StoreQuery(
-                    SQL.recordLogin, .integer(Int64(writes.signCount)), .integer(writes.backupState), .integer(writes.userVerified),
-                    .milliseconds(writes.session.createdAt), .blob(credential.id), .integer(Int64(credential.signCount))))
-                guard moved == 1 else { throw Unfinished(outcome: .signCountMoved) }
-                try await Self.insert(writes.session, on: db)
-                return .completed(account, writes)
-            }
-        } catch let unfinished as Unfinished {
-            return unfinished.outcome
-        }
-    }
-
-    /// PostgreSQL's login: every statement is a network round trip there (six in the transaction above),
-    /// so the credential and its account are read on their own, `decide` runs between the round trips,
-    /// and the writes go as one statement (`SQL.finishLoginAtOnce`) that is its own transaction. What
-    /// changes against SQLite's order: a response that fails verification is refused before its challenge
-    /// is looked at (it writes nothing either way), and a login that loses the race for the counter has
-    /// spent its challenge (it is refused either way; the person starts again with a new one).
-    private func finishLoginInTwoRoundTrips(
-        challenge: UsedChallenge, credentialId: [UInt8],
-        decide: @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginDecision
-    ) async throws -> LoginOutcome {
-        guard let (credential, account) = try await connections.withConnection({ db in
-            try await Self.credentialWithAccount(id: credentialId, on: db)
-        }) else { return try await isUsed(challenge) ? .unknownChallenge : .unknownCredential }
-        let writes: LoginWrites
-        switch decide(credential, account) {
-        case .reject(let error): return try await isUsed(challenge) ? .unknownChallenge : .rejected(error)
-        case .accept(let accepted): writes = accepted
-        }
-        let row = try await connections.withConnection { db in
-            try await db.first(StoreQuery(
-                SQL.finishLoginAtOnce, .blob(challenge.digest), .milliseconds(challenge.expiresAt),
-                .integer(Int64(writes.signCount)), .integer(writes.backupState), .integer(writes.userVerified),
-                .milliseconds(writes.session.createdAt), .blob(credential.id), .integer(Int64(credential.signCount)),
-                .blob(writes.session.tokenHash), .milliseconds(writes.session.expiresAt)))
-        }
-        guard let row, try row.decode(column: "used", as: Int.self) == 1 else { return .unknownChallenge }
-        guard try row.decode(column: "stored", as: Int.self) == 1 else { return .signCountMoved }
-        return .completed(account, writes)
-    }
-
-    /// A failed login whose challenge had already completed one is reported as the replay it is, as
-    /// SQLite's order reports it: the winner of a race has moved the counter, and the losers' verification
-    /// would otherwise blame the counter.
-    private func isUsed(_ challenge: UsedChallenge) async throws -> Bool {
-        try await connections.withConnection { db in
-            try await db.first(StoreQuery(SQL.isChallengeUsed, .blob(challenge.digest), .milliseconds(challenge.expiresAt))) != nil
-        }
-    }
-
-    /// Carries a login's outcome out of its transaction by throwing, which rolls the transaction back.
-    private struct Unfinished: Error { let outcome: LoginOutcome }
 
     func renameCredential(id: [UInt8], accountId: String, name: String) async throws -> CredentialRecord? {
         try await connections.withConnection { db in
@@ -314,13 +170,7 @@ struct Store: Sendable {
     // MARK: Sessions
 
     func insertSession(_ session: NewSession) async throws {
-        try await connections.withConnection { db in try await Self.insert(session, on: db) }
-    }
-
-    private static func insert(_ session: NewSession, on db: any SQLDatabase) async throws {
-        try await db.run(StoreQuery(
-            SQL.insertSession, .blob(session.tokenHash), .text(session.accountId), .milliseconds(session.createdAt),
-            .milliseconds(session.expiresAt), .blob(session.credentialId), .integer(session.userVerified)))
+        try await connections.withConnection { db in try await CeremonySteps.insert(session, on: db) }
     }
 
     /// A live session with what an access token says about it, by its token's hash.

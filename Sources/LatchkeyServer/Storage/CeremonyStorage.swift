@@ -1,0 +1,72 @@
+import WebAuthn
+
+/// The writes of the two ceremonies — registration (a new account with its first passkey, or another
+/// passkey for an account) and login — each one unit of work that also marks the ceremony's challenge
+/// used, so that a challenge completes one ceremony at most.
+///
+/// One implementation per database, each free to order its statements for what they cost there:
+/// `SQLiteCeremonyStorage` (one transaction per ceremony, committed with its neighbours by `CommitGroup`)
+/// and `PostgresCeremonyStorage` (a login in two round trips, both prepared statements). `Store` picks the
+/// implementation once, when it is made over its connections (`Store.ceremonies`).
+///
+/// Storage answers in storage terms: registrations throw `Store.Failure`, a login ends in a
+/// `LoginOutcome`, and a refused verification comes back as the `WebAuthnError` the decision gave.
+/// Which HTTP answer each is belongs to the service (`CeremonyService`).
+protocol CeremonyStorage: Sendable {
+    /// The account and its first credential, together or not at all; with `challenge`, only if that
+    /// challenge has not completed a ceremony yet (`Store.Failure.challengeUsed`), and marked in the same
+    /// commit. A credential id registered before: `Store.Failure.duplicate`, and nothing is written.
+    func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?) async throws
+
+    /// Adds a passkey to an existing account, in the unit of work that marks the ceremony's challenge
+    /// used, unless the account already holds `limit` (`Store.Failure.tooManyPasskeys`; counted with the
+    /// account's row locked, so concurrent additions cannot both see room for one). Failures as
+    /// `createAccount`'s.
+    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int) async throws
+
+    /// A login's database work: reads the credential the response names and its account, lets `decide`
+    /// verify the assertion against them, and for an accepted login marks the challenge used, moves the
+    /// counter — only from the value `decide` saw — and stores the session, all in one commit. Of any
+    /// number of concurrent finishes of one challenge, at most one completes; a finish that does not
+    /// complete leaves the challenge's mark, the counter and the sessions as they were, except where an
+    /// implementation says otherwise.
+    func finishLogin(
+        challenge: UsedChallenge, credentialId: [UInt8],
+        decide: @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginVerdict
+    ) async throws -> LoginOutcome
+}
+
+extension CeremonyStorage {
+    /// An account and its first credential, without a ceremony's challenge (tests, and tools).
+    func createAccount(_ account: AccountRecord, credential: CredentialRecord) async throws {
+        try await createAccount(account, credential: credential, challenge: nil)
+    }
+
+    /// A passkey for an existing account, with no limit on how many it holds.
+    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge? = nil) async throws {
+        try await addCredential(credential, challenge: challenge, limit: .max)
+    }
+}
+
+/// What a login's verification decided about the credential its response names: a storage-level
+/// verdict, which the storage acts on and hands back without interpreting the reason.
+enum LoginVerdict: Sendable {
+    /// The assertion is valid: what the login writes.
+    case accept(LoginWrites)
+    /// WebAuthn's rules refuse the assertion.
+    case reject(WebAuthnError)
+}
+
+/// How a login's unit of work ended.
+enum LoginOutcome: Sendable {
+    /// The session is stored; the writes are what the decision accepted.
+    case completed(AccountRecord, LoginWrites)
+    /// The challenge had already completed a ceremony (a replay, or the loser of a race).
+    case unknownChallenge
+    /// No stored credential has the id the response names.
+    case unknownCredential
+    /// The decision refused the assertion, for this reason.
+    case rejected(WebAuthnError)
+    /// Another login with this credential moved the counter since it was read (possible clone).
+    case signCountMoved
+}
