@@ -8,7 +8,10 @@ import SQLKit
 /// with random 64-byte user handles and UUID-shaped ids, each with one passkey whose id is 16 random
 /// bytes and whose public key is a fixed placeholder — nobody can log in with them, exactly as with
 /// other people's passkeys; the benchmark logs in with accounts it registered through the API.
-/// For benchmarks only (`@_spi(Benchmark)`), never part of the server's API.
+/// For benchmarks only (`@_spi(Benchmark)`), never part of the server's API: only `latchkey bench` and
+/// its tests call it, nothing the server runs does. It lives in this module, apart from `Storage/`,
+/// because it needs the storage's internal types (`DatabaseConnections`, `Migrations`, `StoreStatement`),
+/// which moving it out would have to publish.
 @_spi(Benchmark)
 public enum BulkAccounts {
     /// Migrates the database at `location` if needed and adds `count` accounts; returns how long it took.
