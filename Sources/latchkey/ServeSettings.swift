@@ -1,0 +1,67 @@
+import Foundation
+import LatchkeyServer
+import WebAuthn
+
+/// Every setting of `latchkey serve`, each declared once: its flag, variable, file key, help, help line,
+/// example-file line and the reading of its value all come from its entry (see `ServeSetting`).
+///
+/// A new setting is one entry here, the `ServerConfiguration` property it sets (its default, its check in
+/// `validate()`), and its line in `latchkey.example.toml` (and so in README.md), which a test compares
+/// with the entry. The order here is the order of `latchkey serve --help`.
+enum ServeSettings {
+    static let all: [ServeSetting] = [
+        .text("host", \.host, help: "Address to listen on"),
+        .integer("port", \.port, help: "Port to listen on; 0: one the kernel chooses (give --origin too), printed as \"latchkey serve: listening on http://HOST:PORT\" on standard output"),
+        .text("rp-id", \.rpId, help: "The relying party ID, a domain"),
+        .text("rp-name", \.rpName, help: "The name shown by authenticators"),
+        .list("origin", \.origins, help: "An origin allowed to use the passkeys", default: "http://localhost:PORT", whenUnset: { c in
+            guard c.port != 0 else {
+                throw ServerConfiguration.Invalid(description: "with --port 0 give the passkeys' --origin too: its default, http://localhost:PORT, needs the port before the server has it")
+            }
+            c.origins = ["http://localhost:\(c.port)"]
+        }),
+        .list("apple-app-id", \.appleAppIds, help: "TEAMID.bundle.id of an Apple app allowed to use these passkeys"),
+        .list("android-app", \.androidApps, help: "PACKAGE:SHA256_FINGERPRINT (AA:BB:…, as keytool prints it) of an Android app allowed to use these passkeys",
+              parse: { try AndroidApp(parsing: $0) }, show: \.description),
+        .database("database", \.database, help: "sqlite:PATH or postgres://user@host:port/database"),
+        .integer("database-pool", \.databasePoolSize, help: "PostgreSQL connections per instance"),
+        .seconds("database-timeout", \.databaseTimeout, whole: false, help: "Seconds a database operation may take before the request is a 503"),
+        .text("key-file", \.keyFile, help: "The file whose key wraps the secret keys kept in the database, made (chmod 600) when absent; every instance on one database needs the same",
+              default: "latchkey.key beside the SQLite file, ./latchkey.key for PostgreSQL"),
+        .seconds("session-ttl", \.sessionTTL, help: "Session lifetime in seconds"),
+        .seconds("challenge-ttl", \.ceremonyTTL, help: "Challenge lifetime in seconds"),
+        .choice("user-verification", \.userVerification, [("required", .required), ("preferred", .preferred)],
+                help: "Whether authenticators must verify the user (PIN, biometrics) or only should"),
+        .choice("attestation", \.attestation, help: "Whether to ask authenticators for attestation, and record its verified format and AAGUID"),
+        .choice("sign-count", \.signCountPolicy, [("reject", .reject), ("warn", .report)],
+                help: "A login whose signature counter did not grow: reject it, or warn (let it through, count it)"),
+        .integer("max-passkeys-per-account", \.maxPasskeysPerAccount, help: "Passkeys one account may hold"),
+        .seconds("add-passkey-window", \.addPasskeyWindow, help: "Seconds after a passkey sign-in in which that session may add a passkey"),
+        .integer("threads", \.threads, help: "Event-loop threads serving connections; 0: one per core"),
+        .integer("rate-limit", \.rateLimit, help: "API requests per minute per client address, in bursts of as many; 0: no limit"),
+        .choice("rate-limit-scope", \.rateLimitScope,
+                help: "Count per process (instance), or once for the instances on a PostgreSQL database (database)",
+                default: "database on PostgreSQL, instance on SQLite"),
+        .flag("trust-forwarded-for", \.trustForwardedFor, help: "Behind a reverse proxy: count requests against the last X-Forwarded-For address"),
+        .seconds("idle-timeout", \.idleTimeout, help: "Seconds a connection may stay open without a complete request part; 0: none"),
+        .seconds("head-timeout", \.headTimeout, help: "Seconds a request head may take from its first byte to its end; 0: none; never more than the idle time-out"),
+        .integer("max-connections", \.maxConnections, help: "Open connections in all; 0: no limit"),
+        .integer("max-connections-per-client", \.maxConnectionsPerClient, help: "Open connections per client address; 0: no limit; not applied with --trust-forwarded-for"),
+        .seconds("housekeeping-interval", \.housekeepingInterval, whole: false,
+                 help: "Seconds between purges of expired sessions and challenges; one instance per database does each"),
+        .flag("access-tokens", \.accessTokens, help: "Issue signed access tokens (JWT, ES256) from sessions at POST /api/token, keys at /.well-known/jwks.json"),
+        .seconds("access-token-ttl", \.accessTokenTTL, help: "Seconds an access token is valid"),
+        .seconds("signing-key-lifetime", \.signingKeyLifetime, help: "Seconds each access-token signing key signs before the next one takes over"),
+        .text("token-issuer", \.tokenIssuer, help: "The access tokens' iss claim", default: "the first origin"),
+        .text("token-audience", \.tokenAudience, help: "The access tokens' aud claim"),
+        .secret("introspection-secret", \.introspectionSecret,
+                help: "the secret (32+ characters) backends present to POST /api/introspect; introspection is off without one"),
+        .choices("compat", \.compatibility, help: "Also serve another project's API for its existing clients"),
+        .text("compat-passkeysdemo-path", \.passKeysDemoPath, help: "Where the PassKeysDemo-compatible API answers"),
+    ]
+
+    /// `--config`, which names the file rather than setting anything itself.
+    static let configFlag = "--config"
+    static let configVariable = "LATCHKEY_CONFIG"
+    static let configHelp = "A TOML file of these settings, each named as its flag (port = 8080); a flag or variable wins over it."
+}
