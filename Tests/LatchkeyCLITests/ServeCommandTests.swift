@@ -31,6 +31,10 @@ struct ServeCommandTests {
         (["--rate-limit=-1"], "rate limit"),
         (["--sign-count", "ignore"], "--sign-count"),
         (["--database", "postgres://nobody@127.0.0.1:1/none"], "cannot be opened"),
+        (["--prot", "9000"], "--prot is not a flag of latchkey serve (did you mean --port?)"),
+        (["--rate-limit", "many"], "--rate-limit must be a whole number, not \"many\""),
+        (["--trust-forwarded-for=yes"], "--trust-forwarded-for takes no value"),
+        (["--introspection-secret", "x"], "give --introspection-secret-file"),
     ])
     func badConfiguration(arguments: [String], fragment: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-serve-\(UUID().uuidString)")
@@ -40,6 +44,38 @@ struct ServeCommandTests {
         #expect(run.status == 2, "\(arguments): \(run.stderr)")
         #expect(run.stderr.contains(fragment), "\(arguments): \(run.stderr)")
         #expect(run.stderr.split(separator: "\n").count == 1, "one sentence: \(run.stderr)")
+    }
+
+    @Test("a bad variable and a bad value in the file exit 2 with one sentence that names them")
+    func badVariableAndFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let flags = ["serve", "--port", "\(Self.freePort())", "--database", "sqlite:\(directory.path)/db.sqlite"]
+        let file = directory.appendingPathComponent("latchkey.toml")
+        try Data("session-ttl = \"1h\"\n".utf8).write(to: file)
+        for (environment, fragment) in [
+            (["LATCHKEY_SESSION_TTL": "1h"], "LATCHKEY_SESSION_TTL must be a whole number of seconds, not \"1h\""),
+            (["LATCHKEY_TRUST_FORWARDED_FOR": "yes"], "LATCHKEY_TRUST_FORWARDED_FOR must be true or false, not \"yes\""),
+            (["LATCHKEY_CONFIG": file.path], "the setting session-ttl in \(file.path) must be a whole number of seconds, not a string"),
+            (["LATCHKEY_SESSION_TTL": "0"], "session lifetime must be between 1 and"),
+        ] {
+            let run = try LatchkeyBinary.run(flags, environment: environment)
+            #expect(run.status == 2, "\(environment): \(run.stderr)")
+            #expect(run.stderr.lowercased().contains(fragment.lowercased()), "\(environment): \(run.stderr)")
+            #expect(run.stderr.split(separator: "\n").count == 1, "one sentence: \(run.stderr)")
+        }
+    }
+
+    @Test("serve --help lists every flag with its help, and exits 0")
+    func help() throws {
+        for arguments in [["serve", "--help"], ["serve", "--port", "1", "-h"], ["help", "serve"]] {
+            let run = try LatchkeyBinary.run(arguments)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            for flag in ["--config", "--port", "--origin", "--introspection-secret-file", "--access-tokens", "--compat", "LATCHKEY_PORT", "LOG_LEVEL"] {
+                #expect(run.stdout.contains(flag), "\(arguments): \(flag) in \(run.stdout)")
+            }
+        }
     }
 
     @Test("--port 0: the kernel chooses, the line on standard output names the port, and the server answers there; without --origin it is refused (issue 36)")
