@@ -87,7 +87,7 @@ struct ServeCommandTests {
         #expect(refused.status == 2 && refused.stderr.contains("--origin"), "\(refused.stderr)")
 
         let output = directory.appendingPathComponent("stdout.txt")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         defer { try? handle.close() }
         let server = Process()
