@@ -33,6 +33,16 @@ struct APIReply<Body: APIResponseBody>: ResponseGenerator {
     }
 }
 
+/// A bare JSON array of bodies (`GET /api/account/passkeys`, `assetlinks.json`).
+struct JSONArrayBody<Element: Encodable & Sendable>: APIResponseBody {
+    let elements: [Element]
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(elements)
+    }
+}
+
 /// 204 with nothing in it (and headers such as the cookie's removal).
 struct NoContent: ResponseGenerator {
     var headers: HTTPFields = [:]

@@ -62,8 +62,8 @@ struct AccountController: Sendable {
         return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
     }
 
-    func passkeys(_ caller: RequestAuthentication.Caller) async throws -> PasskeyListJSON {
-        PasskeyListJSON(passkeys: try await store.credentials(accountId: caller.accountId).map {
+    func passkeys(_ caller: RequestAuthentication.Caller) async throws -> JSONArrayBody<PasskeyJSON> {
+        JSONArrayBody(elements: try await store.credentials(accountId: caller.accountId).map {
             PasskeyJSON($0, providers: providers, androidApps: configuration.androidApps)
         })
     }

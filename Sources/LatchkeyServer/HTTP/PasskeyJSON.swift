@@ -117,12 +117,3 @@ struct PasskeyResponse: APIResponseBody {
     let passkey: PasskeyJSON
 }
 
-/// `GET /api/account/passkeys`: the passkeys, as a bare array.
-struct PasskeyListJSON: APIResponseBody {
-    let passkeys: [PasskeyJSON]
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(passkeys)
-    }
-}

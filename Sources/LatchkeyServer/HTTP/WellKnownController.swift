@@ -26,16 +26,6 @@ struct WellKnownController: Sendable {
         let target: Target
     }
 
-    /// `assetlinks.json`: the statements, as a bare array.
-    struct AssetLinks: APIResponseBody {
-        let statements: [AssetLinksStatement]
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(statements)
-        }
-    }
-
     /// The relations Credential Manager checks before an app may use the site's passkeys (and passwords).
     static let androidRelations = ["delegate_permission/common.handle_all_urls", "delegate_permission/common.get_login_creds"]
 
@@ -63,7 +53,7 @@ struct WellKnownController: Sendable {
             guard !configuration.androidApps.isEmpty else {
                 throw APIError(.notEnabled, "No Android app is configured on this server (latchkey serve --android-app).")
             }
-            return APIReply(headers: [.cacheControl: "public, max-age=3600"], body: AssetLinks(statements: Self.assetLinks(configuration.androidApps)))
+            return APIReply(headers: [.cacheControl: "public, max-age=3600"], body: JSONArrayBody(elements: Self.assetLinks(configuration.androidApps)))
         }
         router.get("/.well-known/webauthn") { _, _ in
             RelatedOrigins(origins: configuration.origins)

@@ -13,6 +13,9 @@ import WebAuthn
 /// `LoginOutcome`, and a refused verification comes back as the `WebAuthnError` the decision gave.
 /// Which HTTP answer each is belongs to the service (`CeremonyService`).
 protocol CeremonyStorage: Sendable {
+    /// The connections the unit of work runs on.
+    var connections: DatabaseConnections { get }
+
     /// The account and its first credential, together or not at all; with `challenge`, only if that
     /// challenge has not completed a ceremony yet (`Store.Failure.challengeUsed`), and marked in the same
     /// commit. A credential id registered before: `Store.Failure.duplicate`, and nothing is written.
@@ -37,6 +40,21 @@ protocol CeremonyStorage: Sendable {
 }
 
 extension CeremonyStorage {
+    /// A registration is one transaction on either database (`DatabaseConnections.transaction`: through
+    /// the group commit on SQLite, `BEGIN` … `COMMIT` on one pooled connection on PostgreSQL); only the
+    /// login's order differs between them.
+    func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?) async throws {
+        try await connections.transaction { db in
+            try await CeremonySteps.createAccount(account, credential: credential, challenge: challenge, on: db)
+        }
+    }
+
+    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int) async throws {
+        try await connections.transaction { db in
+            try await CeremonySteps.addCredential(credential, challenge: challenge, limit: limit, on: db)
+        }
+    }
+
     /// An account and its first credential, without a ceremony's challenge (tests, and tools).
     func createAccount(_ account: AccountRecord, credential: CredentialRecord) async throws {
         try await createAccount(account, credential: credential, challenge: nil)

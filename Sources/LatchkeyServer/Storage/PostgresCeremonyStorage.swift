@@ -1,22 +1,10 @@
 import SQLKit
 
 /// The ceremonies' writes on PostgreSQL, where every statement is a network round trip. Registrations
-/// are transactions (`BEGIN` … `COMMIT` on one pooled connection); a login is two round trips, both
-/// named prepared statements (`CredentialWithAccountOnPostgres`, `FinishLoginOnPostgres`).
+/// are transactions (`CeremonyStorage`'s own); a login is two round trips, both named prepared statements
+/// (`CredentialWithAccountOnPostgres`, `FinishLoginOnPostgres`).
 struct PostgresCeremonyStorage: CeremonyStorage {
     let connections: DatabaseConnections
-
-    func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?) async throws {
-        try await connections.transaction { db in
-            try await CeremonySteps.createAccount(account, credential: credential, challenge: challenge, on: db)
-        }
-    }
-
-    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int) async throws {
-        try await connections.transaction { db in
-            try await CeremonySteps.addCredential(credential, challenge: challenge, limit: limit, on: db)
-        }
-    }
 
     /// A login in two round trips (SQLite's order, in a transaction, would take six): the credential and
     /// its account are read on their own, `decide` runs between the round trips, and the writes go as one

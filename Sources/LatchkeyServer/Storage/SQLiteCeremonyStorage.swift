@@ -2,22 +2,10 @@ import SQLKit
 
 /// The ceremonies' writes on SQLite. A statement costs no round trip there (the driver calls into the
 /// library on the calling thread), and what a write costs is its commit; so each ceremony is one
-/// transaction, and `DatabaseConnections.transaction` hands it to the `CommitGroup`, which commits the
-/// transactions that arrive together once.
+/// transaction (registrations as `CeremonyStorage` has them), and `DatabaseConnections.transaction`
+/// hands it to the `CommitGroup`, which commits the transactions that arrive together once.
 struct SQLiteCeremonyStorage: CeremonyStorage {
     let connections: DatabaseConnections
-
-    func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?) async throws {
-        try await connections.transaction { db in
-            try await CeremonySteps.createAccount(account, credential: credential, challenge: challenge, on: db)
-        }
-    }
-
-    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int) async throws {
-        try await connections.transaction { db in
-            try await CeremonySteps.addCredential(credential, challenge: challenge, limit: limit, on: db)
-        }
-    }
 
     /// A login in one transaction (one commit, shared with its group): the challenge is marked used first,
     /// by one atomic statement, so of any number of concurrent finishes exactly one gets past it; the
