@@ -12,7 +12,7 @@ import WebAuthn
 /// introspection's refusals. Tests/Tokens verifies the same tokens with PyJWT.
 @Suite("Access tokens, their keys and introspection")
 struct AccessTokenTests {
-    static let secret = String(repeating: "s3cret-", count: 6)
+    static let secret = "introspection-secret-of-the-swift-tests-0123"
 
     static func configuration(_ adjust: (inout ServerConfiguration) -> Void = { _ in }) -> ServerConfiguration {
         TestServer.configuration {

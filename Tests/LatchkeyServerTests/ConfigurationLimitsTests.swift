@@ -54,3 +54,17 @@ extension ConfigurationLimitsTests {
         }
     }
 }
+
+extension ConfigurationLimitsTests {
+    @Test("the introspection secret must be 32 characters or more, of at least 10 different ones (SECURITY-FINDINGS-3.md §12)")
+    func introspectionSecretStrength() throws {
+        var configuration = TestServer.configuration()
+        for weak in ["short-secret", String(repeating: "password", count: 4), String(repeating: "ab", count: 40)] {
+            configuration.introspectionSecret = weak
+            #expect(throws: ServerConfiguration.Invalid.self, "\(weak)") { try configuration.validate() }
+        }
+        configuration.introspectionSecret = "Kq3vX9tLm2PzR8wYc4NbJ7hF1sDgA6eU"
+        try configuration.validate()
+    }
+}
+

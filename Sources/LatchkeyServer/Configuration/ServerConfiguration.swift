@@ -170,6 +170,11 @@ public struct ServerConfiguration: Sendable {
         if let introspectionSecret, introspectionSecret.utf8.count < 32 {
             throw Invalid(description: "the introspection secret must be at least 32 characters (it is all that keeps token scanners out), not \(introspectionSecret.utf8.count)")
         }
+        // Length alone lets "passwordpasswordpasswordpassword" through (SECURITY-FINDINGS-3.md §12): a random
+        // secret of 32 characters has about 20 different ones, a repeated word a handful.
+        if let introspectionSecret, Set(introspectionSecret.unicodeScalars).count < 10 {
+            throw Invalid(description: "the introspection secret uses only \(Set(introspectionSecret.unicodeScalars).count) different characters; make a random one (openssl rand -base64 32)")
+        }
         guard (1...1000).contains(databasePoolSize) else {
             throw Invalid(description: "the database pool must hold between 1 and 1000 connections, not \(databasePoolSize)")
         }
