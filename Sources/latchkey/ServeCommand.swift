@@ -36,7 +36,7 @@ struct ServeCommand: AsyncParsableCommand {
             Output.printError("latchkey serve: \(Self.sentence(error.description))")
             throw ExitCode(2)
         }
-        var logger = Logger(label: "latchkey") { LineLogHandler(label: $0) }
+        var logger = Logger(label: "latchkey") { LineLogHandler(label: $0, format: configuration.logFormat) }
         // LOG_LEVEL (trace … critical) as in Hummingbird; default info, which logs every request.
         logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let latchkey: LatchkeyApplication

@@ -38,6 +38,7 @@ enum ServeSettings {
         .integer("max-passkeys-per-account", \.maxPasskeysPerAccount, help: "Passkeys one account may hold"),
         .seconds("add-passkey-window", \.addPasskeyWindow, help: "Seconds after a passkey sign-in in which that session may add a passkey"),
         .integer("threads", \.threads, help: "Event-loop threads serving connections; 0: one per core"),
+        .choice("log-format", \.logFormat, help: "Log lines as logfmt (key=value) or as one JSON object each"),
         .integer("rate-limit", \.rateLimit, help: "API requests per minute per client address, in bursts of as many; 0: no limit"),
         .choice("rate-limit-scope", \.rateLimitScope,
                 help: "Count per process (instance), or once for the instances on a PostgreSQL database (database)",

@@ -46,6 +46,24 @@ struct LineLogHandlerTests {
         #expect(second.contains(" error latchkey: error.message=refused error.type=LatchkeyServerTests.LineLogHandlerTests.Refusal hb.request.id=42 path=/old [LatchkeyServerTests] failed"), "\(second)")
     }
 
+    @Test("--log-format json: one object per line with time, level, logger, the metadata, source and message; hostile text stays inside its string (issue 33)")
+    func jsonLines() throws {
+        let lines = try Self.capture { descriptor in
+            var logger = Logger(label: "latchkey") { LineLogHandler(label: $0, fileDescriptor: descriptor, format: .json) }
+            logger[metadataKey: "hb.request.id"] = "42"
+            logger.info("request", metadata: ["status": "200", "path": "/api/x\n\"}{\u{1b}", "method": "POST", "message": "a metadata key named message"])
+            logger.error("failed\nsecond line", error: Refusal())
+        }
+        #expect(lines.count == 2, "a line break inside a value does not split the line: \(lines)")
+        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String], "\($0)") }
+        #expect(objects[0]["level"] == "info" && objects[0]["logger"] == "latchkey" && objects[0]["message"] == "request")
+        #expect(objects[0]["path"] == "/api/x\n\"}{\u{1b}" && objects[0]["status"] == "200" && objects[0]["hb.request.id"] == "42")
+        #expect(objects[0]["meta.message"] == "a metadata key named message", "a colliding key is prefixed, not lost")
+        #expect(objects[0]["source"] == "LatchkeyServerTests")
+        #expect(objects[0]["time"]?.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4}$"#, options: .regularExpression) != nil)
+        #expect(objects[1]["message"] == "failed\nsecond line" && objects[1]["error.message"] == "refused")
+    }
+
     @Test("lines written from many threads at once never interleave")
     func concurrentLines() throws {
         let lines = try Self.capture { descriptor in

@@ -97,3 +97,20 @@ def test_refusals_are_one_sentence(tmp_path):
         assert result.returncode == 2 and "directory" in result.stderr, result.stderr
     for stderr in (r.stderr for r in [result]):
         assert len(stderr.strip().splitlines()) == 1
+
+
+def test_json_log_lines_from_the_real_server():
+    """`--log-format json` (issue 33): every line the server writes is one JSON object; a request's line
+    has its method, path, status and duration, and a hostile path stays inside its string."""
+    import json
+    with Server("--log-format", "json") as server:
+        assert server.call("GET", "/healthz")[0] == 200
+        server.raw("GET", "/api/nothing%0a%22%7d%7b?x=1", body=None)
+        server.call("POST", "/api/login/options")
+        log = pathlib.Path(server.directory.name) / "server.log"
+        time.sleep(0.3)
+        lines = [line for line in log.read_text().splitlines() if line and not line.startswith("latchkey serve: listening")]
+    objects = [json.loads(line) for line in lines]
+    assert all({"time", "level", "logger", "source", "message"} <= set(o) for o in objects), objects
+    requests = [o for o in objects if o.get("path") == "/api/login/options"]
+    assert requests and requests[0]["method"] == "POST" and requests[0]["status"] == "200" and float(requests[0]["duration_ms"]) >= 0, objects

@@ -14,6 +14,14 @@ public struct ServerConfiguration: Sendable {
         case database
     }
 
+    /// How `latchkey serve` writes its log lines (`LineLogHandler`).
+    public enum LogFormat: String, Sendable, CaseIterable {
+        /// `time level label: key=value … [source] message`, as swift-log's `StreamLogHandler` writes.
+        case logfmt
+        /// One JSON object per line, for log stacks (Loki, Elasticsearch, CloudWatch …).
+        case json
+    }
+
     public enum AttestationPreference: String, Sendable, CaseIterable {
         /// Ask for no attestation (passkeys mostly have none to give).
         case none
@@ -64,6 +72,8 @@ public struct ServerConfiguration: Sendable {
     /// single loop never has to wake another thread — a quarter less CPU per login than two loops on
     /// the 2-core reference machine. More threads raise the ceiling on bigger machines; 0 means one per core.
     public var threads = 1
+    /// The log lines' format; the level is `LOG_LEVEL`'s (info by default, a line per request).
+    public var logFormat = LogFormat.logfmt
     /// Requests per minute one client address may make to the API, in bursts of up to as many (0: no
     /// limit). Ten a second is far above what a person's sign-in needs and far below a flood.
     public var rateLimit = 600

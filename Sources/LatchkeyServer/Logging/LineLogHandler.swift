@@ -3,7 +3,10 @@ import Logging
 import NIOConcurrencyHelpers
 
 /// The server's log handler: one line per event, on standard error, in swift-log's `StreamLogHandler`
-/// layout (`2026-11-21T10:40:00+0000 info latchkey: key=value … [source] message`).
+/// layout (`2026-11-21T10:40:00+0000 info latchkey: key=value … [source] message`), or with `.json` one
+/// JSON object per line for log stacks: `time`, `level`, `logger`, the metadata (a request's `method`,
+/// `path`, `status`, `duration_ms`, `hb.request.id` …), `source`, `message` — a metadata key that would
+/// collide with one of those gets a `meta.` prefix.
 ///
 /// Why not `StreamLogHandler` itself: at the default level every request is logged, and its handler cost
 /// about 20 µs a line — a twelfth of a login's server CPU. It formats the time with `localtime` and
@@ -18,12 +21,17 @@ public struct LineLogHandler: LogHandler {
     public var metadataProvider: Logger.MetadataProvider?
     private let label: String
     private let fileDescriptor: Int32
+    private let format: ServerConfiguration.LogFormat
 
     /// A handler writing to standard error (or another open file descriptor).
-    public init(label: String, fileDescriptor: Int32 = 2, metadataProvider: Logger.MetadataProvider? = nil) {
+    public init(
+        label: String, fileDescriptor: Int32 = 2, metadataProvider: Logger.MetadataProvider? = nil,
+        format: ServerConfiguration.LogFormat = .logfmt
+    ) {
         self.label = label
         self.fileDescriptor = fileDescriptor
         self.metadataProvider = metadataProvider
+        self.format = format
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -32,6 +40,10 @@ public struct LineLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
+        if format == .json {
+            Self.writeLine(jsonLine(event), to: fileDescriptor)
+            return
+        }
         // The line is assembled as bytes in one buffer: string interpolation and `+=` on `String` made
         // a temporary string for every piece.
         var line: [UInt8] = []
@@ -56,6 +68,32 @@ public struct LineLogHandler: LogHandler {
         line.append(contentsOf: event.message.description.utf8)
         line.append(UInt8(ascii: "\n"))
         Self.writeLine(line, to: fileDescriptor)
+    }
+
+    /// The keys a JSON line has of its own.
+    private static let jsonFields: Set<String> = ["time", "level", "logger", "source", "message"]
+
+    /// The event as one JSON object and a line break, written by the API's own `JSONWriter` (escaping
+    /// included), so that a path or a message cannot break the line or the object.
+    private func jsonLine(_ event: LogEvent) -> [UInt8] {
+        var json = JSONWriter()
+        json.object { json in
+            json.member("time", LogClock.shared.timestamp())
+            json.member("level", event.level.rawValue)
+            json.member("logger", label)
+            for (key, value) in renderedMetadata(event) {
+                json.member(Self.jsonFields.contains(key) ? "meta." + key : key, Self.text(value))
+            }
+            json.member("source", event.source)
+            json.member("message", event.message.description)
+        }
+        return json.bytes + [UInt8(ascii: "\n")]
+    }
+
+    /// A value as swift-log renders it (`description`); a string as it is.
+    private static func text(_ value: Logger.Metadata.Value) -> String {
+        if case .string(let text) = value { return text }
+        return value.description
     }
 
     /// The logger's, the provider's and the event's metadata (later ones win), sorted by key.
