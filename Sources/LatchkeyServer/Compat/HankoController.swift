@@ -156,7 +156,7 @@ struct HankoController: Sendable {
     /// navigation of our own (`same-origin`), one the person started (`none`), or a client that does not
     /// say (a native app) signs out. Anything else is sent home with the session kept.
     func logout(_ request: Request) async throws -> Response {
-        if let site = Self.secFetchSite.flatMap({ request.headers[$0] }), site != "same-origin", site != "none" {
+        if let site = RequestAuthentication.secFetchSite.flatMap({ request.headers[$0] }), site != "same-origin", site != "none" {
             return redirectHome(clearingCookie: false)
         }
         try await endCookieSession(request)
@@ -197,12 +197,11 @@ struct HankoController: Sendable {
             guard configuration.relyingParty.origins.contains(origin) else {
                 throw APIError(.originNotAllowed, "This request must come from this site's own pages.")
             }
-        } else if let site = Self.secFetchSite.flatMap({ request.headers[$0] }), site != "same-origin" {
+        } else if let site = RequestAuthentication.secFetchSite.flatMap({ request.headers[$0] }), site != "same-origin" {
             throw APIError(.originRequired, "A browser request must carry this site's Origin header.")
         }
     }
 
-    private static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")
 
     /// Escapes per Unicode scalar, not per `Character`: a Prepend scalar (U+0600, U+110BD, …) forms one
     /// grapheme cluster with the `<` after it, which then compares unequal to `"<"` and went out raw

@@ -163,7 +163,7 @@ public struct Latchkey: Sendable {
     /// The middleware that puts the signed-in account into `context.latchkeyAccount` for the handlers
     /// after it; `required: false` lets anonymous requests through with no account.
     public func authentication<Context: LatchkeyRequestContext>(required: Bool = true) -> LatchkeyAuthenticationMiddleware<Context> {
-        LatchkeyAuthenticationMiddleware(authentication: authenticationRules, store: store, required: required)
+        LatchkeyAuthenticationMiddleware(authentication: authenticationRules, required: required)
     }
 
     /// Prometheus text of Latchkey's counters (ceremonies, refusals, housekeeping), for the

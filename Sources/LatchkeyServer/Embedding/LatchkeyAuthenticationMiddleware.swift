@@ -9,16 +9,13 @@ import Hummingbird
 /// session itself.
 public struct LatchkeyAuthenticationMiddleware<Context: LatchkeyRequestContext>: RouterMiddleware {
     let authentication: RequestAuthentication
-    let store: Store
     let required: Bool
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         do {
             if let caller = try await authentication.caller(of: request) {
-                guard let account = try await store.account(id: caller.accountId) else { throw APIError.notAuthenticated }
-                context.latchkeyAccount = LatchkeyAccount(
-                    id: account.id, displayName: account.displayName, credo: account.credo, sessionToken: caller.token)
+                context.latchkeyAccount = LatchkeyAccount(caller)
             } else if required {
                 throw APIError.notAuthenticated
             }

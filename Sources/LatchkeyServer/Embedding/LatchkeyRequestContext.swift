@@ -27,19 +27,28 @@ public struct LatchkeyAccount: Sendable, Equatable {
     public let id: String
     public let displayName: String
     public let credo: String
-    /// The session token the caller presented: Latchkey's own routes need it (logout ends this session,
-    /// removing a passkey keeps it); never shown to the application.
-    let sessionToken: String?
+    /// The caller as the authentication middleware found it — the session token it presented and the
+    /// whole account record: Latchkey's own routes need them (logout ends this session, removing a
+    /// passkey keeps it, the account route answers with the record it already read); never shown to
+    /// the application.
+    let caller: RequestAuthentication.Caller?
 
     public init(id: String, displayName: String, credo: String) {
-        self.init(id: id, displayName: displayName, credo: credo, sessionToken: nil)
-    }
-
-    init(id: String, displayName: String, credo: String, sessionToken: String?) {
         self.id = id
         self.displayName = displayName
         self.credo = credo
-        self.sessionToken = sessionToken
+        self.caller = nil
+    }
+
+    init(_ caller: RequestAuthentication.Caller) {
+        self.id = caller.account.id
+        self.displayName = caller.account.displayName
+        self.credo = caller.account.credo
+        self.caller = caller
+    }
+
+    public static func == (lhs: LatchkeyAccount, rhs: LatchkeyAccount) -> Bool {
+        lhs.id == rhs.id && lhs.displayName == rhs.displayName && lhs.credo == rhs.credo && lhs.caller?.token == rhs.caller?.token
     }
 }
 
@@ -48,8 +57,8 @@ extension LatchkeyRequestContext {
     /// own protected routes act for. A handler behind the middleware always finds one; anywhere else it
     /// is a 401.
     func signedInCaller() throws -> RequestAuthentication.Caller {
-        guard let account = latchkeyAccount, let token = account.sessionToken else { throw APIError.notAuthenticated }
-        return RequestAuthentication.Caller(accountId: account.id, token: token)
+        guard let caller = latchkeyAccount?.caller else { throw APIError.notAuthenticated }
+        return caller
     }
 
     /// The caller when the request came with a session, nil for an anonymous one (behind the middleware

@@ -29,8 +29,7 @@ struct AccountController: Sendable {
     }
 
     func account(_ caller: RequestAuthentication.Caller) async throws -> AccountJSON {
-        guard let account = try await store.account(id: caller.accountId) else { throw APIError.notAuthenticated }
-        return AccountJSON(account)
+        AccountJSON(caller.account)
     }
 
     func update(_ request: Request, _ caller: RequestAuthentication.Caller) async throws -> AccountJSON {
@@ -72,9 +71,8 @@ struct AccountController: Sendable {
     /// WebAuthn L3 signal methods' arguments (`signalAllAcceptedCredentials`,
     /// `signalCurrentUserDetails`; on Apple platforms ASCredentialUpdater takes the same values).
     func signals(_ caller: RequestAuthentication.Caller) async throws -> SignalsJSON {
-        guard let account = try await store.account(id: caller.accountId) else { throw APIError.notAuthenticated }
         let credentials = try await store.credentials(accountId: caller.accountId)
-        return SignalsJSON(rpId: configuration.rpId, account: account, credentials: credentials)
+        return SignalsJSON(rpId: configuration.rpId, account: caller.account, credentials: credentials)
     }
 
     func rename(_ request: Request, id: String?, _ caller: RequestAuthentication.Caller) async throws -> PasskeyJSON {

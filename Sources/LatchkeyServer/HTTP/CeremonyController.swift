@@ -26,7 +26,7 @@ struct CeremonyController: Sendable {
         let body = try await RequestBody.read(request).map { try RequestBody.decode(RegistrationOptionsRequest.self, from: $0) }
         if let caller {
             guard let session = try await ceremonies.sessions.details(for: caller.token) else { throw APIError.notAuthenticated }
-            return OptionsResponse(publicKey: try await ceremonies.addPasskeyOptions(session: session, name: body?.name))
+            return OptionsResponse(publicKey: try await ceremonies.addPasskeyOptions(session: session, account: caller.account, name: body?.name))
         }
         guard let displayName = body?.displayName else {
             throw APIError(.missingField, "The field displayName is missing.")

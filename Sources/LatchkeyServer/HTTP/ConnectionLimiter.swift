@@ -39,6 +39,11 @@ final class ConnectionLimiter: Sendable {
         /// that has waited longest.
         var since: UInt64
         let close: @Sendable () -> Void
+
+        mutating func record(_ activity: Activity, since: UInt64) {
+            self.activity = activity
+            self.since = since
+        }
     }
 
     private struct State {
@@ -104,10 +109,9 @@ final class ConnectionLimiter: Sendable {
 
     fileprivate func record(_ activity: Activity, of id: UInt64) {
         state.withLockedValue { state in
-            guard state.entries[id] != nil else { return }
+            // One look-up, in place (a closed connection's id finds nothing and changes nothing).
             let since = state.tick()
-            state.entries[id]?.activity = activity
-            state.entries[id]?.since = since
+            state.entries[id]?.record(activity, since: since)
         }
     }
 

@@ -9,8 +9,11 @@ struct RequestAuthentication: Sendable {
     let secureCookies: Bool
 
     struct Caller: Sendable {
-        let accountId: String
+        /// The account, read with the session in one query.
+        let account: AccountRecord
         let token: String
+
+        var accountId: String { account.id }
     }
 
     /// The caller, or nil when the request carries no credentials at all. Credentials that are present
@@ -25,10 +28,10 @@ struct RequestAuthentication: Sendable {
         } else {
             return nil
         }
-        guard Self.isWellFormed(token), let accountId = try await sessions.accountId(for: token) else {
+        guard Self.isWellFormed(token), let account = try await sessions.account(for: token) else {
             throw APIError.notAuthenticated
         }
-        return Caller(accountId: accountId, token: token)
+        return Caller(account: account, token: token)
     }
 
     /// A cookie rides along with any request the browser sends, so a state change with the cookie must
@@ -45,7 +48,7 @@ struct RequestAuthentication: Sendable {
         }
     }
 
-    private static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")
 
     /// `Bearer <token>`: the scheme case-insensitively, one space, then the whole rest of the header.
     static func bearerToken(_ header: String) throws -> String {

@@ -47,10 +47,11 @@ struct CeremonyService: Sendable {
 
     /// Options to add a passkey to the account of `session`, which must be recent (a passkey outlives
     /// every session) and whose account must have room for one more.
-    func addPasskeyOptions(session: SessionDetails, name: String?) async throws -> PublicKeyCredentialCreationOptionsJSON {
+    func addPasskeyOptions(
+        session: SessionDetails, account: AccountRecord, name: String?
+    ) async throws -> PublicKeyCredentialCreationOptionsJSON {
         guard session.createdAt >= now() - configuration.addPasskeyWindow else { throw APIError.recentSignInRequired }
-        let accountId = session.accountId
-        guard let account = try await store.account(id: accountId) else { throw APIError.notAuthenticated }
+        let accountId = account.id
         let existing = try await store.credentials(accountId: accountId)
         guard existing.count < configuration.maxPasskeysPerAccount else {
             metrics.failed(.addPasskey, reason: APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount).code)

@@ -26,6 +26,11 @@ struct SessionService: Sendable {
         try await store.sessionDetails(tokenHash: SessionToken.hash(of: token), now: now())
     }
 
+    /// The account of a valid, unexpired token; nil otherwise.
+    func account(for token: String) async throws -> AccountRecord? {
+        try await store.sessionAccountRecord(tokenHash: SessionToken.hash(of: token), now: now())
+    }
+
     /// The account id of a valid, unexpired token; nil otherwise.
     func accountId(for token: String) async throws -> String? {
         try await store.sessionAccount(tokenHash: SessionToken.hash(of: token), now: now())

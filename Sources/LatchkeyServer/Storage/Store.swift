@@ -205,6 +205,13 @@ struct Store: Sendable {
 
     /// The account of an unexpired session, found by the token's hash (an index look-up, so the time
     /// taken does not depend on how much of a guessed token is right).
+    /// The account of a live session, by its token's hash; nil when there is no such session.
+    func sessionAccountRecord(tokenHash: [UInt8], now: Date) async throws -> AccountRecord? {
+        try await connections.withConnection { db in
+            try await db.first(StoreQuery(SQL.sessionAccountRecord, .blob(tokenHash), .milliseconds(now))).map(AccountRecord.init(row:))
+        }
+    }
+
     func sessionAccount(tokenHash: [UInt8], now: Date) async throws -> String? {
         try await connections.withConnection { db in
             try await db.first(StoreQuery(SQL.sessionAccount, .blob(tokenHash), .milliseconds(now)))

@@ -112,6 +112,11 @@ enum SQL {
         "DELETE FROM sessions WHERE account_id = $3 AND credential_id = $1 AND token_hash <> $2")
     static let deleteAccountSessions = StoreStatement("DELETE FROM sessions WHERE account_id = $1")
     static let sessionAccount = StoreStatement("SELECT account_id FROM sessions WHERE token_hash = $1 AND expires_at > $2")
+    /// The account of a live session, in one read: what authenticates a request to Latchkey's own routes.
+    static let sessionAccountRecord = StoreStatement("""
+        SELECT a.id, a.user_handle, a.display_name, a.credo, a.created_at, a.updated_at
+        FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.token_hash = $1 AND s.expires_at > $2
+        """)
     static let deleteSession = StoreStatement("DELETE FROM sessions WHERE token_hash = $1")
     static let purgeSessions = StoreStatement("DELETE FROM sessions WHERE expires_at <= $1")
 
