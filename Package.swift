@@ -57,6 +57,9 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // The API's vocabulary without the HTTP stack: request bodies, field rules, the error catalogue.
+        // Fuzz/ builds it (FuzzRequestBodies) without Hummingbird or NIO.
+        .target(name: "LatchkeyAPI", dependencies: ["WebAuthn"]),
         .target(
             name: "LatchkeyServer",
             dependencies: [

@@ -1,1 +1,1 @@
-../../../Sources/LatchkeyServer/Service/APIError.swift
+../../../Sources/LatchkeyAPI/APIError.swift

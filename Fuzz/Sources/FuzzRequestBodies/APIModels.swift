@@ -1,1 +1,1 @@
-../../../Sources/LatchkeyServer/HTTP/APIModels.swift
+../../../Sources/LatchkeyAPI/APIModels.swift

@@ -1,1 +1,1 @@
-../../../Sources/LatchkeyServer/Service/ErrorCode.swift
+../../../Sources/LatchkeyAPI/ErrorCode.swift

@@ -1,1 +1,1 @@
-../../../Sources/LatchkeyServer/Service/InputRules.swift
+../../../Sources/LatchkeyAPI/InputRules.swift

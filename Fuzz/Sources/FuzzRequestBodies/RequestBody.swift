@@ -1,1 +1,1 @@
-../../../Sources/LatchkeyServer/HTTP/RequestBody.swift
+../../../Sources/LatchkeyAPI/RequestBody.swift
