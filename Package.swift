@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "WebAuthn", "CBOR", "CSQLite3",
+                "LatchkeyAPI", "WebAuthn", "CBOR", "CSQLite3",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -136,7 +136,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "SoftAuthenticator", "WebAuthn",
+                "LatchkeyServer", "LatchkeyAPI", "SoftAuthenticator", "WebAuthn",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

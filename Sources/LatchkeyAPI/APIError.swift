@@ -3,8 +3,8 @@ import WebAuthn
 /// A refusal the API reports to the client as `{"error": {"code", "message"}}` (DESIGN §3). The kind
 /// decides the HTTP status; the code is stable and snake_case; the message is a sentence for people and
 /// never carries internals (SQL, stack traces, secrets). Codes come from one catalogue (`ErrorCode`).
-struct APIError: Error, Sendable, Equatable {
-    enum Kind: Sendable, Equatable {
+package struct APIError: Error, Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// 400: the request is malformed.
         case badRequest
         /// 401: not authenticated, or a ceremony failed verification.
@@ -29,13 +29,13 @@ struct APIError: Error, Sendable, Equatable {
         case unavailable
     }
 
-    let kind: Kind
+    package let kind: Kind
     /// The code from `ErrorCode`'s catalogue, or a WebAuthn rule's.
-    let code: String
-    let message: String
+    package let code: String
+    package let message: String
 
     /// A refusal with a code from the catalogue; its status is the code's.
-    init(_ code: ErrorCode, _ message: String) {
+    package init(_ code: ErrorCode, _ message: String) {
         self.kind = code.kind
         self.code = code.rawValue
         self.message = message
@@ -43,25 +43,25 @@ struct APIError: Error, Sendable, Equatable {
 
     /// A ceremony that failed WebAuthn's verification: 401 with the failed rule's own code and sentence
     /// (the one place WebAuthn's errors become the API's).
-    init(_ error: WebAuthnError) {
+    package init(_ error: WebAuthnError) {
         self.kind = .unauthorized
         self.code = error.code
         self.message = error.message
     }
 
-    static let notAuthenticated = APIError(.notAuthenticated, "Sign in first: this needs a valid session token.")
-    static let unknownChallenge = APIError(.unknownChallenge, "The challenge is unknown, expired or already used; start the ceremony again.")
-    static let unknownCredential = APIError(.unknownCredential, "This passkey is not registered here.")
-    static let unknownPasskey = APIError(.unknownPasskey, "This account has no passkey with that id.")
-    static let recentSignInRequired = APIError(
+    package static let notAuthenticated = APIError(.notAuthenticated, "Sign in first: this needs a valid session token.")
+    package static let unknownChallenge = APIError(.unknownChallenge, "The challenge is unknown, expired or already used; start the ceremony again.")
+    package static let unknownCredential = APIError(.unknownCredential, "This passkey is not registered here.")
+    package static let unknownPasskey = APIError(.unknownPasskey, "This account has no passkey with that id.")
+    package static let recentSignInRequired = APIError(
         .recentSignInRequired, "Adding a passkey needs a recent sign-in: sign in with one of your passkeys again, then add it.")
-    static func tooManyPasskeys(_ limit: Int) -> APIError {
+    package static func tooManyPasskeys(_ limit: Int) -> APIError {
         APIError(.tooManyPasskeys, "This account already has \(limit) passkeys, the most it may hold; remove one first.")
     }
-    static let bodyTooLarge = APIError(.bodyTooLarge, "The request body is larger than 64 KiB.")
-    static let missingBody = APIError(.missingBody, "This request needs a JSON body.")
-    static let jsonContentTypeRequired = APIError(.unsupportedContentType, "Send the body as Content-Type: application/json.")
-    static let internalError = APIError(.internalError, "The server could not complete this request.")
-    static let databaseUnavailable = APIError(
+    package static let bodyTooLarge = APIError(.bodyTooLarge, "The request body is larger than 64 KiB.")
+    package static let missingBody = APIError(.missingBody, "This request needs a JSON body.")
+    package static let jsonContentTypeRequired = APIError(.unsupportedContentType, "Send the body as Content-Type: application/json.")
+    package static let internalError = APIError(.internalError, "The server could not complete this request.")
+    package static let databaseUnavailable = APIError(
         .databaseUnavailable, "The database cannot be reached right now; nothing was changed. Try again in a few seconds.")
 }

@@ -1,30 +1,30 @@
 import Foundation
 import WebAuthn
 
-/// Request bodies of the HTTP API, which the request-body fuzz target (Fuzz/) compiles on their own; the
-/// response bodies are in APIResponses.swift.
-struct RegistrationOptionsRequest: JSONReadable {
-    var displayName: String?
-    var name: String?
+/// Request bodies of the HTTP API, which the request-body fuzz target (Fuzz/) builds without the HTTP
+/// stack; the response bodies are in LatchkeyServer's APIResponses.swift.
+package struct RegistrationOptionsRequest: JSONReadable {
+    package var displayName: String?
+    package var name: String?
 
-    init(json reader: JSONShapeReader) throws(JSONShapeError) {
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
         displayName = try reader.optionalString("displayName")
         name = try reader.optionalString("name")
     }
 }
 
-struct RegistrationVerifyRequest: JSONReadable {
-    let credential: RegistrationResponseJSON
+package struct RegistrationVerifyRequest: JSONReadable {
+    package let credential: RegistrationResponseJSON
 
-    init(json reader: JSONShapeReader) throws(JSONShapeError) {
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
         credential = try RegistrationResponseJSON(json: try reader.object("credential"))
     }
 }
 
-struct LoginVerifyRequest: JSONReadable {
-    let credential: AuthenticationResponseJSON
+package struct LoginVerifyRequest: JSONReadable {
+    package let credential: AuthenticationResponseJSON
 
-    init(json reader: JSONShapeReader) throws(JSONShapeError) {
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
         credential = try AuthenticationResponseJSON(json: try reader.object("credential"))
     }
 }
@@ -32,24 +32,24 @@ struct LoginVerifyRequest: JSONReadable {
 /// A request body that reads itself from a document parsed by the strict, depth-limited `JSONValue`
 /// parser (see `RequestBody.decode`). Every request body is one: none reaches Foundation's
 /// `JSONDecoder`, whose scanner traps on some deeply nested inputs (exactly 513 `[`).
-protocol JSONReadable {
+package protocol JSONReadable {
     init(json reader: JSONShapeReader) throws(JSONShapeError)
 }
 
-struct AccountUpdateRequest: JSONReadable {
-    var displayName: String?
-    var credo: String?
+package struct AccountUpdateRequest: JSONReadable {
+    package var displayName: String?
+    package var credo: String?
 
-    init(json reader: JSONShapeReader) throws(JSONShapeError) {
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
         displayName = try reader.optionalString("displayName")
         credo = try reader.optionalString("credo")
     }
 }
 
-struct RenamePasskeyRequest: JSONReadable {
-    let name: String
+package struct RenamePasskeyRequest: JSONReadable {
+    package let name: String
 
-    init(json reader: JSONShapeReader) throws(JSONShapeError) {
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
         name = try reader.string("name")
     }
 }

@@ -3,12 +3,12 @@
 /// failed WebAuthn verification are WebAuthn's own catalogue (`WebAuthnError.Rule.code`), mapped once,
 /// in `APIError.init(_: WebAuthnError)`. `ErrorCatalogueTests` holds this list to the codes
 /// `openapi.yaml` documents.
-struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
-    let rawValue: String
+package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
+    package let rawValue: String
     /// The HTTP status the code is sent with.
-    let kind: APIError.Kind
+    package let kind: APIError.Kind
     /// Sent only by a compatibility API (PassKeysDemo, Hanko), which `openapi.yaml` does not describe.
-    let compatibilityOnly: Bool
+    package let compatibilityOnly: Bool
 
     private init(_ rawValue: String, _ kind: APIError.Kind, compatibilityOnly: Bool = false) {
         self.rawValue = rawValue
@@ -16,82 +16,82 @@ struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         self.compatibilityOnly = compatibilityOnly
     }
 
-    var description: String { rawValue }
+    package var description: String { rawValue }
 
-    static func == (lhs: ErrorCode, rhs: ErrorCode) -> Bool { lhs.rawValue == rhs.rawValue }
-    func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+    package static func == (lhs: ErrorCode, rhs: ErrorCode) -> Bool { lhs.rawValue == rhs.rawValue }
+    package func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     // MARK: 400: the request is malformed
 
-    static let badRequest = ErrorCode("bad_request", .badRequest)
-    static let malformedHTTP = ErrorCode("malformed_http", .badRequest)
-    static let malformedJSON = ErrorCode("malformed_json", .badRequest)
-    static let missingBody = ErrorCode("missing_body", .badRequest)
-    static let missingField = ErrorCode("missing_field", .badRequest)
-    static let invalidType = ErrorCode("invalid_type", .badRequest)
-    static let unsupportedContentType = ErrorCode("unsupported_content_type", .badRequest)
-    static let invalidPasskeyId = ErrorCode("invalid_passkey_id", .badRequest)
-    static let invalidAAGUID = ErrorCode("invalid_aaguid", .badRequest)
-    static let missingToken = ErrorCode("missing_token", .badRequest)
-    static let malformedTokenParameter = ErrorCode("malformed_token_parameter", .badRequest)
-    static let malformedAttestation = ErrorCode("malformed_attestation", .badRequest, compatibilityOnly: true)
-    static let credentialIdRequired = ErrorCode("credential_id_required", .badRequest, compatibilityOnly: true)
-    static let queryTooLong = ErrorCode("query_too_long", .badRequest, compatibilityOnly: true)
-    static let malformedQuery = ErrorCode("malformed_query", .badRequest, compatibilityOnly: true)
-    static let duplicateParameter = ErrorCode("duplicate_parameter", .badRequest, compatibilityOnly: true)
-    static let missingOperation = ErrorCode("missing_operation", .badRequest, compatibilityOnly: true)
-    static let unknownOperation = ErrorCode("unknown_operation", .badRequest, compatibilityOnly: true)
+    package static let badRequest = ErrorCode("bad_request", .badRequest)
+    package static let malformedHTTP = ErrorCode("malformed_http", .badRequest)
+    package static let malformedJSON = ErrorCode("malformed_json", .badRequest)
+    package static let missingBody = ErrorCode("missing_body", .badRequest)
+    package static let missingField = ErrorCode("missing_field", .badRequest)
+    package static let invalidType = ErrorCode("invalid_type", .badRequest)
+    package static let unsupportedContentType = ErrorCode("unsupported_content_type", .badRequest)
+    package static let invalidPasskeyId = ErrorCode("invalid_passkey_id", .badRequest)
+    package static let invalidAAGUID = ErrorCode("invalid_aaguid", .badRequest)
+    package static let missingToken = ErrorCode("missing_token", .badRequest)
+    package static let malformedTokenParameter = ErrorCode("malformed_token_parameter", .badRequest)
+    package static let malformedAttestation = ErrorCode("malformed_attestation", .badRequest, compatibilityOnly: true)
+    package static let credentialIdRequired = ErrorCode("credential_id_required", .badRequest, compatibilityOnly: true)
+    package static let queryTooLong = ErrorCode("query_too_long", .badRequest, compatibilityOnly: true)
+    package static let malformedQuery = ErrorCode("malformed_query", .badRequest, compatibilityOnly: true)
+    package static let duplicateParameter = ErrorCode("duplicate_parameter", .badRequest, compatibilityOnly: true)
+    package static let missingOperation = ErrorCode("missing_operation", .badRequest, compatibilityOnly: true)
+    package static let unknownOperation = ErrorCode("unknown_operation", .badRequest, compatibilityOnly: true)
     /// PassKeysDemo's query and body name different credentials (WebAuthn's own code of that name is
     /// §7.2 step 5's, a 401).
-    static let queryCredentialIdMismatch = ErrorCode("credential_id_mismatch", .badRequest, compatibilityOnly: true)
-    static let invalidBase64 = ErrorCode("invalid_base64", .badRequest, compatibilityOnly: true)
+    package static let queryCredentialIdMismatch = ErrorCode("credential_id_mismatch", .badRequest, compatibilityOnly: true)
+    package static let invalidBase64 = ErrorCode("invalid_base64", .badRequest, compatibilityOnly: true)
 
     // MARK: 401: not authenticated, or a ceremony failed verification
 
-    static let notAuthenticated = ErrorCode("not_authenticated", .unauthorized)
-    static let unknownChallenge = ErrorCode("unknown_challenge", .unauthorized)
-    static let invalidClient = ErrorCode("invalid_client", .unauthorized)
+    package static let notAuthenticated = ErrorCode("not_authenticated", .unauthorized)
+    package static let unknownChallenge = ErrorCode("unknown_challenge", .unauthorized)
+    package static let invalidClient = ErrorCode("invalid_client", .unauthorized)
     /// The signature counter moved while this login ran (the stored counter changed under it).
-    static let signCountRegression = ErrorCode("sign_count_regression", .unauthorized)
+    package static let signCountRegression = ErrorCode("sign_count_regression", .unauthorized)
 
     // MARK: 403: not allowed
 
-    static let originNotAllowed = ErrorCode("origin_not_allowed", .forbidden)
-    static let originRequired = ErrorCode("origin_required", .forbidden)
-    static let wrongAccount = ErrorCode("wrong_account", .forbidden)
-    static let recentSignInRequired = ErrorCode("recent_sign_in_required", .forbidden)
+    package static let originNotAllowed = ErrorCode("origin_not_allowed", .forbidden)
+    package static let originRequired = ErrorCode("origin_required", .forbidden)
+    package static let wrongAccount = ErrorCode("wrong_account", .forbidden)
+    package static let recentSignInRequired = ErrorCode("recent_sign_in_required", .forbidden)
 
     // MARK: 404, 405: nothing there
 
-    static let notFound = ErrorCode("not_found", .notFound)
-    static let notEnabled = ErrorCode("not_enabled", .notFound)
-    static let unknownCredential = ErrorCode("unknown_credential", .notFound)
-    static let unknownPasskey = ErrorCode("unknown_passkey", .notFound)
-    static let unknownIcon = ErrorCode("unknown_icon", .notFound)
-    static let unknownProvider = ErrorCode("unknown_provider", .notFound)
-    static let noIcon = ErrorCode("no_icon", .notFound)
-    static let methodNotAllowed = ErrorCode("method_not_allowed", .methodNotAllowed)
+    package static let notFound = ErrorCode("not_found", .notFound)
+    package static let notEnabled = ErrorCode("not_enabled", .notFound)
+    package static let unknownCredential = ErrorCode("unknown_credential", .notFound)
+    package static let unknownPasskey = ErrorCode("unknown_passkey", .notFound)
+    package static let unknownIcon = ErrorCode("unknown_icon", .notFound)
+    package static let unknownProvider = ErrorCode("unknown_provider", .notFound)
+    package static let noIcon = ErrorCode("no_icon", .notFound)
+    package static let methodNotAllowed = ErrorCode("method_not_allowed", .methodNotAllowed)
 
     // MARK: 409: conflicts with the current state
 
-    static let credentialExists = ErrorCode("credential_exists", .conflict)
-    static let lastPasskey = ErrorCode("last_passkey", .conflict)
-    static let tooManyPasskeys = ErrorCode("too_many_passkeys", .conflict)
-    static let wrongCeremony = ErrorCode("wrong_ceremony", .conflict, compatibilityOnly: true)
-    static let alreadySignedIn = ErrorCode("already_signed_in", .conflict, compatibilityOnly: true)
+    package static let credentialExists = ErrorCode("credential_exists", .conflict)
+    package static let lastPasskey = ErrorCode("last_passkey", .conflict)
+    package static let tooManyPasskeys = ErrorCode("too_many_passkeys", .conflict)
+    package static let wrongCeremony = ErrorCode("wrong_ceremony", .conflict, compatibilityOnly: true)
+    package static let alreadySignedIn = ErrorCode("already_signed_in", .conflict, compatibilityOnly: true)
 
     // MARK: 413, 422, 429, 5xx
 
-    static let bodyTooLarge = ErrorCode("body_too_large", .tooLarge)
-    static let invalidField = ErrorCode("invalid_field", .invalidField)
-    static let rateLimited = ErrorCode("rate_limited", .rateLimited)
-    static let internalError = ErrorCode("internal_error", .internalError)
-    static let databaseUnavailable = ErrorCode("database_unavailable", .unavailable)
+    package static let bodyTooLarge = ErrorCode("body_too_large", .tooLarge)
+    package static let invalidField = ErrorCode("invalid_field", .invalidField)
+    package static let rateLimited = ErrorCode("rate_limited", .rateLimited)
+    package static let internalError = ErrorCode("internal_error", .internalError)
+    package static let databaseUnavailable = ErrorCode("database_unavailable", .unavailable)
     /// `/readyz`: the database answers but its schema is not the one this binary runs on.
-    static let notReady = ErrorCode("not_ready", .unavailable)
+    package static let notReady = ErrorCode("not_ready", .unavailable)
 
     /// Every code above.
-    static let catalogue: [ErrorCode] = [
+    package static let catalogue: [ErrorCode] = [
         badRequest, malformedHTTP, malformedJSON, missingBody, missingField, invalidType, unsupportedContentType, invalidPasskeyId,
         invalidAAGUID, missingToken, malformedTokenParameter, malformedAttestation, credentialIdRequired, queryTooLong, malformedQuery,
         duplicateParameter, missingOperation, unknownOperation, queryCredentialIdMismatch, invalidBase64,

@@ -4,12 +4,12 @@ import WebAuthn
 /// Reading a JSON request body: at most 64 KiB, `application/json`, parsed by the project's strict,
 /// depth-limited parser, and every shape error reported as a 400 that names the member (a rule broken
 /// by a well-formed value is the caller's 422). This file holds what needs no HTTP types (the parse and
-/// the field errors), so the fuzz target for request bodies (`Fuzz/`) compiles it without Hummingbird;
-/// `RequestBody+Request.swift` reads the body off the request.
-enum RequestBody {
-    static let limit = 64 * 1024
+/// the field errors), so the fuzz target for request bodies (`Fuzz/`) builds it without Hummingbird;
+/// LatchkeyServer's `RequestBody+Request.swift` reads the body off the request.
+package enum RequestBody {
+    package static let limit = 64 * 1024
 
-    static func decode<T: JSONReadable>(_ type: T.Type, from data: Data) throws -> T {
+    package static func decode<T: JSONReadable>(_ type: T.Type, from data: Data) throws -> T {
         let document: JSONValue
         do {
             document = try JSONValue.parse(data)

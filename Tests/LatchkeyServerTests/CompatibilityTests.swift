@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LatchkeyAPI
 import SoftAuthenticator
 import Testing
 @testable import LatchkeyServer

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LatchkeyAPI
 import Testing
 @testable import LatchkeyServer
 
@@ -73,7 +74,7 @@ struct ErrorCatalogueTests {
     func catalogueIsComplete() throws {
         let raw = ErrorCode.catalogue.map(\.rawValue)
         #expect(Set(raw).count == raw.count, "a code spelled twice: \(raw)")
-        let source = try String(contentsOf: Self.repository.appendingPathComponent("Sources/LatchkeyServer/Service/ErrorCode.swift"), encoding: .utf8)
+        let source = try String(contentsOf: Self.repository.appendingPathComponent("Sources/LatchkeyAPI/ErrorCode.swift"), encoding: .utf8)
         let declared = source.components(separatedBy: "static let ").dropFirst().filter { $0.contains("= ErrorCode(\"") }.count
         #expect(declared == ErrorCode.catalogue.count, "declared \(declared), listed \(ErrorCode.catalogue.count)")
     }

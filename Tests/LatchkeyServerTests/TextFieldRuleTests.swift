@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LatchkeyAPI
 import NIOCore
 import SoftAuthenticator
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyAPI
 
 /// A URL query string read the way the compatibility clients write it: `name=value` pairs joined by `&`,
 /// each percent-decoded once.

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyAPI
 import NIOCore
 
 /// How the compatibility APIs answer: their refusals in the shape their clients read, and bodies read

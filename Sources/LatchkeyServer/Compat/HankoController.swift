@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LatchkeyAPI
 import WebAuthn
 
 /// The Hanko-demo-compatible endpoints (`--compat hanko`), as Hanko's WWDC21 demo server offered them to

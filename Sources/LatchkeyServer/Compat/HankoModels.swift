@@ -1,3 +1,4 @@
+import LatchkeyAPI
 import WebAuthn
 
 /// The bodies of the Hanko-demo-compatible endpoints, as Hanko's API answered the demo's web page and

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyAPI
 import WebAuthn
 
 /// The PassKeysDemo-compatible API (`--compat passkeysdemo`): one path (default `/pkd/index.php`) that

@@ -1,3 +1,4 @@
+import LatchkeyAPI
 import WebAuthn
 
 /// The bodies of the PassKeysDemo-compatible API, as `PKD_Handler` (LittleGreenViper/PassKeysDemo)

@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyAPI
 
 /// Puts the caller's account into the request context (`context.latchkeyAccount`) for the handlers
 /// after it: from `Authorization: Bearer <session token>` or from the page's session cookie (with the

@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyAPI
 
 /// What Latchkey needs from an application's request context to serve its routes inside that
 /// application: the peer address (the rate limit keys on it) and a place for the signed-in account,

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyAPI
 import WebAuthn
 
 /// `/api/account*` and `/api/logout`: what a signed-in caller can see and change.

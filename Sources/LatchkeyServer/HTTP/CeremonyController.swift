@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyAPI
 import WebAuthn
 
 /// `/api/registration/*` and `/api/login/*`: the two ceremonies over HTTP.

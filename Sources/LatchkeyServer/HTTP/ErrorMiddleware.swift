@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyAPI
 import NIOCore
 import NIOHTTP1
 import Logging

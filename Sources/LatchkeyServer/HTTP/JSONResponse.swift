@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyAPI
 
 /// JSON responses in the API's one style: camelCase members, ISO 8601 dates, sorted keys.
 enum JSONResponse {
@@ -44,7 +45,7 @@ struct ErrorBody: Encodable {
 }
 
 extension APIError: HTTPResponseError {
-    var status: HTTPResponse.Status {
+    package var status: HTTPResponse.Status {
         switch kind {
         case .badRequest: .badRequest
         case .unauthorized: .unauthorized
@@ -60,7 +61,7 @@ extension APIError: HTTPResponseError {
         }
     }
 
-    func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = try JSONResponse.make(status, ErrorBody(error: .init(code: code, message: message)))
         // A database that is restarting is back within seconds; clients and proxies may retry then.
         if kind == .unavailable { response.headers[.retryAfter] = "2" }

@@ -1,3 +1,4 @@
+import LatchkeyAPI
 import NIOCore
 import NIOHTTP1
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LatchkeyAPI
 
 /// `GET provider-icons/{aaguid}/{light.svg|dark.svg}`: the passkey providers' icons from the table,
 /// served as files of this origin so that the page's `img-src 'self'` stays as it is (the table holds

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LatchkeyAPI
 import Metrics
 
 /// Applies the rate limiter to the API: it is the `/api` route group's middleware, so it sees every

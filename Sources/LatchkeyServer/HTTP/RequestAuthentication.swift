@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import LatchkeyAPI
 
 /// Who is calling: the account behind a bearer token (API clients) or the session cookie (the web page).
 struct RequestAuthentication: Sendable {

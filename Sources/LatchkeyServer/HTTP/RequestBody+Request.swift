@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyAPI
 import NIOCore
 import WebAuthn
 
@@ -7,6 +8,10 @@ import WebAuthn
 /// 413) and their media type matched — then `decode(_:from: Data)` (RequestBody.swift) for JSON. Latchkey's
 /// API takes JSON, the compatibility APIs also `text/plain` (Hanko's page), and introspection a form
 /// (RFC 7662).
+/// Hummingbird has a `RequestBody` of its own (`request.body`); inside this module the name means
+/// LatchkeyAPI's, as it did when that file was part of this module.
+typealias RequestBody = LatchkeyAPI.RequestBody
+
 extension RequestBody {
     /// The media types a route takes its body in.
     struct MediaTypes: OptionSet, Sendable {

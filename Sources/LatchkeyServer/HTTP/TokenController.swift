@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LatchkeyAPI
 import NIOCore
 
 /// Sign-in for other backends: `POST /api/token` turns the caller's session into a short-lived signed

@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyAPI
 
 /// Files other systems fetch from the RP's domain: Apple's app-site association (so an iOS app may use
 /// this RP's passkeys), Android's Digital Asset Links (the same for an Android app) and WebAuthn related
