@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import LatchkeyAPI
 import NIOCore
+import WebAuthn
 
 /// Sign-in for other backends: `POST /api/token` turns the caller's session into a short-lived signed
 /// access token, `/.well-known/jwks.json` publishes the keys that verify it, and `POST /api/introspect`
@@ -83,7 +84,7 @@ struct TokenController: Sendable {
     func introspect(_ request: Request, context: some RequestContext) async throws -> Response {
         guard let introspectionSecretDigest else { throw Self.notEnabled("Token introspection requests") }
         guard let header = request.headers[.authorization], let secret = try? RequestAuthentication.bearerToken(header),
-              Self.constantTimeEqual(Array(SHA256.hash(data: Array(secret.utf8))), introspectionSecretDigest)
+              ConstantTime.equal(Array(SHA256.hash(data: Array(secret.utf8))), introspectionSecretDigest)
         else {
             var refusal = try APIError(.invalidClient, "Present the introspection secret as Authorization: Bearer <secret>.")
                 .response(from: request, context: context)
@@ -133,9 +134,4 @@ struct TokenController: Sendable {
     }
 
     static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }
-
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-    }
 }
