@@ -1,12 +1,26 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// `LATCHKEY_FUZZ_INSTRUMENT=1` (set by `scripts/fuzz` and `scripts/test fuzz-build`, which build `Fuzz/`, a
+/// package that depends on this one by path): the code under test, `CBOR`, `WebAuthn` and `LatchkeyAPI`,
+/// is compiled with libFuzzer's coverage and AddressSanitizer, while swift-crypto, swift-certificates and
+/// swift-asn1 are built as usual. `-enable-testing` lets the fuzz targets `@testable import` WebAuthn (the
+/// attestation formats are internal) and LatchkeyAPI (its declarations are `package`, which another
+/// package only sees that way). Unset, as in every other build, these settings are empty.
+let fuzzInstrumented = Context.environment["LATCHKEY_FUZZ_INSTRUMENT"] == "1"
+func fuzzInstrumentation(testable: Bool = false) -> [SwiftSetting] {
+    guard fuzzInstrumented else { return [] }
+    return [.unsafeFlags(["-sanitize=fuzzer,address"] + (testable ? ["-enable-testing"] : []))]
+}
+
 let package = Package(
     name: "Latchkey",
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "CBOR", targets: ["CBOR"]),
         .library(name: "WebAuthn", targets: ["WebAuthn"]),
+        // For Fuzz/ (FuzzRequestBodies); its declarations are `package`, so it is no API for other packages.
+        .library(name: "LatchkeyAPI", targets: ["LatchkeyAPI"]),
         .library(name: "SoftAuthenticator", targets: ["SoftAuthenticator"]),
         .library(name: "LatchkeyServer", targets: ["LatchkeyServer"]),
         .library(name: "LatchkeyClient", targets: ["LatchkeyClient"]),
@@ -36,7 +50,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
-        .target(name: "CBOR"),
+        .target(name: "CBOR", swiftSettings: fuzzInstrumentation()),
         .systemLibrary(name: "CSQLite3", path: "Sources/CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .target(
             name: "WebAuthn",
@@ -46,7 +60,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]
+            ],
+            swiftSettings: fuzzInstrumentation(testable: true)
         ),
         .target(
             name: "SoftAuthenticator",
@@ -59,7 +74,7 @@ let package = Package(
         ),
         // The API's vocabulary without the HTTP stack: request bodies, field rules, the error catalogue.
         // Fuzz/ builds it (FuzzRequestBodies) without Hummingbird or NIO.
-        .target(name: "LatchkeyAPI", dependencies: ["WebAuthn"]),
+        .target(name: "LatchkeyAPI", dependencies: ["WebAuthn"], swiftSettings: fuzzInstrumentation(testable: true)),
         .target(
             name: "LatchkeyServer",
             dependencies: [

@@ -1,11 +1,14 @@
 import Foundation
 import FuzzSupport
+// `@testable`: LatchkeyAPI's declarations are `package`, which another package sees only this way (the
+// main package builds it with -enable-testing under LATCHKEY_FUZZ_INSTRUMENT=1).
+@testable import LatchkeyAPI
 
 /// The server's request-body decoders: `RequestBody.decode` (the strict parser, then the type's own
 /// reader) for every `JSONReadable` body of the API, then the field rules the controllers apply to what
-/// decoded. This target compiles the server's own files for these (APIModels, RequestBody, APIError,
-/// InputRules, Records; symlinked here) without Hummingbird, so the bodies are fuzzed as the server reads
-/// them without building the HTTP stack.
+/// decoded. These are the server's own types from its LatchkeyAPI target (APIModels, RequestBody,
+/// APIError, ErrorCode, InputRules), which has no Hummingbird, so the bodies are fuzzed as the server
+/// reads them without building the HTTP stack.
 ///
 /// The first byte picks the body type, the rest is the body. What must hold is what keeps every answer a
 /// 4xx: a body is refused only with a 400 `APIError`, and a decoded field only with a 422 `APIError`.

@@ -1,1 +1,0 @@
-../../../Sources/LatchkeyAPI/InputRules.swift

@@ -1,1 +1,0 @@
-../../../Sources/LatchkeyServer/Storage/Records.swift

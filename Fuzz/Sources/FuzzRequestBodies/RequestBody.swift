@@ -1,1 +1,0 @@
-../../../Sources/LatchkeyAPI/RequestBody.swift
