@@ -1,5 +1,9 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
+
+/// Every target of this package (added to each at the end of this file): a warning in our own code fails
+/// the build. Per target, unlike `-Xswiftc -warnings-as-errors`, so the dependencies' warnings stay warnings.
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
 
 /// `LATCHKEY_FUZZ_INSTRUMENT=1` (set by `scripts/fuzz` and `scripts/test fuzz-build`, which build `Fuzz/`, a
 /// package that depends on this one by path): the code under test, `CBOR`, `WebAuthn` and `LatchkeyAPI`,
@@ -197,3 +201,8 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `strict` for every target, the ones added later included (a system library has no Swift settings).
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + strict
+}
