@@ -46,6 +46,17 @@ struct AccountUpdateRequest: JSONReadable {
     }
 }
 
+/// `POST /api/admin/keys`: a new admin key's scope (read, write or recovery) and name.
+struct AdminKeyRequest: JSONReadable {
+    let scope: String
+    let name: String
+
+    init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        scope = try reader.string("scope")
+        name = try reader.string("name")
+    }
+}
+
 struct RenamePasskeyRequest: JSONReadable {
     let name: String
 

@@ -45,6 +45,8 @@ struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// §7.2 step 5's, a 401).
     static let queryCredentialIdMismatch = ErrorCode("credential_id_mismatch", .badRequest, compatibilityOnly: true)
     static let invalidBase64 = ErrorCode("invalid_base64", .badRequest, compatibilityOnly: true)
+    /// A query parameter of the admin API is malformed (a time, a number, a cursor).
+    static let invalidParameter = ErrorCode("invalid_parameter", .badRequest)
 
     // MARK: 401: not authenticated, or a ceremony failed verification
 
@@ -53,6 +55,8 @@ struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     static let invalidClient = ErrorCode("invalid_client", .unauthorized)
     /// The signature counter moved while this login ran (the stored counter changed under it).
     static let signCountRegression = ErrorCode("sign_count_regression", .unauthorized)
+    /// The admin API's key is missing, unknown or revoked.
+    static let adminKeyInvalid = ErrorCode("admin_key_invalid", .unauthorized)
 
     // MARK: 403: not allowed
 
@@ -60,6 +64,10 @@ struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     static let originRequired = ErrorCode("origin_required", .forbidden)
     static let wrongAccount = ErrorCode("wrong_account", .forbidden)
     static let recentSignInRequired = ErrorCode("recent_sign_in_required", .forbidden)
+    /// An operator disabled the account: its logins are refused until it is enabled again.
+    static let accountDisabled = ErrorCode("account_disabled", .forbidden)
+    /// The admin key is valid but its scope does not cover the operation.
+    static let insufficientScope = ErrorCode("insufficient_scope", .forbidden)
 
     // MARK: 404, 405: nothing there
 
@@ -67,6 +75,8 @@ struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     static let notEnabled = ErrorCode("not_enabled", .notFound)
     static let unknownCredential = ErrorCode("unknown_credential", .notFound)
     static let unknownPasskey = ErrorCode("unknown_passkey", .notFound)
+    static let unknownAccount = ErrorCode("unknown_account", .notFound)
+    static let unknownAdminKey = ErrorCode("unknown_admin_key", .notFound)
     static let unknownIcon = ErrorCode("unknown_icon", .notFound)
     static let unknownProvider = ErrorCode("unknown_provider", .notFound)
     static let noIcon = ErrorCode("no_icon", .notFound)
@@ -94,10 +104,10 @@ struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     static let catalogue: [ErrorCode] = [
         badRequest, malformedHTTP, malformedJSON, missingBody, missingField, invalidType, unsupportedContentType, invalidPasskeyId,
         invalidAAGUID, missingToken, malformedTokenParameter, malformedAttestation, credentialIdRequired, queryTooLong, malformedQuery,
-        duplicateParameter, missingOperation, unknownOperation, queryCredentialIdMismatch, invalidBase64,
-        notAuthenticated, unknownChallenge, invalidClient, signCountRegression,
-        originNotAllowed, originRequired, wrongAccount, recentSignInRequired,
-        notFound, notEnabled, unknownCredential, unknownPasskey, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
+        duplicateParameter, missingOperation, unknownOperation, queryCredentialIdMismatch, invalidBase64, invalidParameter,
+        notAuthenticated, unknownChallenge, invalidClient, signCountRegression, adminKeyInvalid,
+        originNotAllowed, originRequired, wrongAccount, recentSignInRequired, accountDisabled, insufficientScope,
+        notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
         bodyTooLarge, invalidField, rateLimited, internalError, databaseUnavailable, notReady,
     ]

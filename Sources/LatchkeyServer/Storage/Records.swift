@@ -8,6 +8,9 @@ struct AccountRecord: Sendable, Equatable {
     var credo: String
     let createdAt: Date
     var updatedAt: Date
+    /// When an operator disabled the account (`latchkey admin accounts disable`); nil while it is enabled.
+    /// A disabled account has no sessions and its logins are refused, until it is enabled again.
+    var disabledAt: Date? = nil
 }
 
 /// A credential row: what §7.1 step 28 stores and §7.2 reads and updates.
@@ -50,6 +53,9 @@ struct LoginWrites: Sendable {
     var possibleClone = false
     /// BS differs from the stored value: the row's `backup_state_changed_at` is set to the login's time.
     var backupStateChanged = false
+    /// The audit events the login writes with its session (login succeeded; possible clone and backup
+    /// state changed when they apply), all of the session's account, passkey, time and origin.
+    var events: [AuditEvent] = []
 }
 
 /// A session about to be stored: only the token's hash reaches the database.
