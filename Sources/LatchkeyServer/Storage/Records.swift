@@ -41,23 +41,6 @@ struct CredentialRecord: Sendable, Equatable {
 }
 
 
-/// What a verified login writes besides consuming its challenge: the credential's new state (the counter
-/// moves only from the value the verification compared against) and the session it opens.
-struct LoginWrites: Sendable {
-    let signCount: UInt32
-    let backupState: Bool
-    let userVerified: Bool
-    let session: NewSession
-    /// The counter did not grow and the policy lets the login through (`--sign-count warn`): nothing is
-    /// written for it (the stored counter never goes back), the service reports it.
-    var possibleClone = false
-    /// BS differs from the stored value: the row's `backup_state_changed_at` is set to the login's time.
-    var backupStateChanged = false
-    /// The audit events the login writes with its session (login succeeded; possible clone and backup
-    /// state changed when they apply), all of the session's account, passkey, time and origin.
-    var events: [AuditEvent] = []
-}
-
 /// A session about to be stored: only the token's hash reaches the database.
 struct NewSession: Sendable {
     let tokenHash: [UInt8]
