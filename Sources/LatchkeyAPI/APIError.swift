@@ -55,6 +55,8 @@ package struct APIError: Error, Sendable, Equatable {
     package static let unknownPasskey = APIError(.unknownPasskey, "This account has no passkey with that id.")
     package static let recentSignInRequired = APIError(
         .recentSignInRequired, "Adding a passkey needs a recent sign-in: sign in with one of your passkeys again, then add it.")
+    package static let accountDisabled = APIError(
+        .accountDisabled, "This account has been disabled by the service's operator; contact them to have it enabled again.")
     package static func tooManyPasskeys(_ limit: Int) -> APIError {
         APIError(.tooManyPasskeys, "This account already has \(limit) passkeys, the most it may hold; remove one first.")
     }

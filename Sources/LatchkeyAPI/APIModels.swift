@@ -46,6 +46,17 @@ package struct AccountUpdateRequest: JSONReadable {
     }
 }
 
+/// `POST /api/admin/keys`: a new admin key's scope (read, write or recovery) and name.
+package struct AdminKeyRequest: JSONReadable {
+    package let scope: String
+    package let name: String
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        scope = try reader.string("scope")
+        name = try reader.string("name")
+    }
+}
+
 package struct RenamePasskeyRequest: JSONReadable {
     package let name: String
 

@@ -45,6 +45,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// §7.2 step 5's, a 401).
     package static let queryCredentialIdMismatch = ErrorCode("credential_id_mismatch", .badRequest, compatibilityOnly: true)
     package static let invalidBase64 = ErrorCode("invalid_base64", .badRequest, compatibilityOnly: true)
+    /// A query parameter of the admin API is malformed (a time, a number, a cursor).
+    package static let invalidParameter = ErrorCode("invalid_parameter", .badRequest)
 
     // MARK: 401: not authenticated, or a ceremony failed verification
 
@@ -53,6 +55,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let invalidClient = ErrorCode("invalid_client", .unauthorized)
     /// The signature counter moved while this login ran (the stored counter changed under it).
     package static let signCountRegression = ErrorCode("sign_count_regression", .unauthorized)
+    /// The admin API's key is missing, unknown or revoked.
+    package static let adminKeyInvalid = ErrorCode("admin_key_invalid", .unauthorized)
 
     // MARK: 403: not allowed
 
@@ -60,6 +64,10 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let originRequired = ErrorCode("origin_required", .forbidden)
     package static let wrongAccount = ErrorCode("wrong_account", .forbidden)
     package static let recentSignInRequired = ErrorCode("recent_sign_in_required", .forbidden)
+    /// An operator disabled the account: its logins are refused until it is enabled again.
+    package static let accountDisabled = ErrorCode("account_disabled", .forbidden)
+    /// The admin key is valid but its scope does not cover the operation.
+    package static let insufficientScope = ErrorCode("insufficient_scope", .forbidden)
 
     // MARK: 404, 405: nothing there
 
@@ -67,6 +75,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let notEnabled = ErrorCode("not_enabled", .notFound)
     package static let unknownCredential = ErrorCode("unknown_credential", .notFound)
     package static let unknownPasskey = ErrorCode("unknown_passkey", .notFound)
+    package static let unknownAccount = ErrorCode("unknown_account", .notFound)
+    package static let unknownAdminKey = ErrorCode("unknown_admin_key", .notFound)
     package static let unknownIcon = ErrorCode("unknown_icon", .notFound)
     package static let unknownProvider = ErrorCode("unknown_provider", .notFound)
     package static let noIcon = ErrorCode("no_icon", .notFound)
@@ -94,10 +104,10 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let catalogue: [ErrorCode] = [
         badRequest, malformedHTTP, malformedJSON, missingBody, missingField, invalidType, unsupportedContentType, invalidPasskeyId,
         invalidAAGUID, missingToken, malformedTokenParameter, malformedAttestation, credentialIdRequired, queryTooLong, malformedQuery,
-        duplicateParameter, missingOperation, unknownOperation, queryCredentialIdMismatch, invalidBase64,
-        notAuthenticated, unknownChallenge, invalidClient, signCountRegression,
-        originNotAllowed, originRequired, wrongAccount, recentSignInRequired,
-        notFound, notEnabled, unknownCredential, unknownPasskey, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
+        duplicateParameter, missingOperation, unknownOperation, queryCredentialIdMismatch, invalidBase64, invalidParameter,
+        notAuthenticated, unknownChallenge, invalidClient, signCountRegression, adminKeyInvalid,
+        originNotAllowed, originRequired, wrongAccount, recentSignInRequired, accountDisabled, insufficientScope,
+        notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
         bodyTooLarge, invalidField, rateLimited, internalError, databaseUnavailable, notReady,
     ]

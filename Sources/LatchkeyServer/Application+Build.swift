@@ -27,6 +27,7 @@ public func buildApplication(
     // Unknown paths and methods get the API's JSON errors too.
     router.add(middleware: ErrorAndLogMiddleware())
     try latchkey.mount(on: router, at: "", page: true, answeringErrors: false)
+    latchkey.mountAdmin(on: router)
     router.get("/healthz") { _, _ in Health(status: "ok") }
     // Readiness: the database answers, and its schema is the one this binary runs on (the server key
     // and the migrations were loaded and run at start-up, or it would not be serving).

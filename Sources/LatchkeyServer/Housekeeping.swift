@@ -5,7 +5,7 @@ import ServiceLifecycle
 
 /// Every `interval`: forgets the used challenges that have expired (an expired challenge no longer
 /// opens, so its mark has nothing left to guard), removes expired sessions and the shared rate limit's
-/// refilled buckets, and empties SQLite's write-ahead log. Closes the database when the server stops
+/// refilled buckets and the audit events past their retention, and empties SQLite's write-ahead log. Closes the database when the server stops
 /// (after in-flight requests have finished).
 ///
 /// Several instances on one database all wake up, but the purge is claimed in the database first
@@ -18,6 +18,8 @@ struct Housekeeping: Service {
     let connections: DatabaseConnections
     let logger: Logger
     var interval: TimeInterval = 60
+    /// How long the audit trail keeps an event.
+    var auditRetention: TimeInterval = 90 * 86400
     /// Purges this instance ran (`latchkey_housekeeping_runs_total`).
     var runs: Counter?
     /// How this instance names itself in the claim (host and process id).
@@ -48,6 +50,7 @@ struct Housekeeping: Service {
             try await store.purgeUsedChallenges(now: now)
             try await store.purgeExpiredSessions(now: now)
             try await store.purgeRateLimits()
+            try await store.purgeAuditEvents(before: now - auditRetention)
             runs?.increment()
             logger.debug("housekeeping purged expired rows", metadata: ["instance": "\(instance)"])
         }

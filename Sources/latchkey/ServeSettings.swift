@@ -50,6 +50,7 @@ enum ServeSettings {
         .integer("max-connections-per-client", \.maxConnectionsPerClient, help: "Open connections per client address; 0: no limit; not applied with --trust-forwarded-for"),
         .seconds("housekeeping-interval", \.housekeepingInterval, whole: false,
                  help: "Seconds between purges of expired sessions and challenges; one instance per database does each"),
+        .integer("audit-retention-days", \.auditRetentionDays, help: "Days the audit trail keeps an event; older ones are purged by the housekeeping"),
         .flag("access-tokens", \.accessTokens, help: "Issue signed access tokens (JWT, ES256) from sessions at POST /api/token, keys at /.well-known/jwks.json"),
         .seconds("access-token-ttl", \.accessTokenTTL, help: "Seconds an access token is valid"),
         .seconds("signing-key-lifetime", \.signingKeyLifetime, help: "Seconds each access-token signing key signs before the next one takes over"),

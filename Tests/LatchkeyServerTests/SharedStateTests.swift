@@ -42,7 +42,7 @@ extension StoreTests {
             await cleanup()
             throw error
         }
-        return (pools.map(Store.init(connections:)), cleanup)
+        return (pools.map { Store(connections: $0) }, cleanup)
     }
 
     static func housekeeping(_ store: Store, _ name: String) -> Housekeeping {

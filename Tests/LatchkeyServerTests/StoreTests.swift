@@ -17,6 +17,7 @@ enum Backends {
     /// Every table any version of the schema has had, for emptying the PostgreSQL test database.
     static let tables = [
         "sessions", "ceremonies", "used_challenges", "server_keys", "credentials", "accounts", "housekeeping", "rate_limits",
+        "audit_events", "admin_keys", "webhook_outbox",
         "schema_migrations",
     ]
 
@@ -263,7 +264,7 @@ struct StoreTests {
             let rejected = try await store.ceremonies.finishLogin(challenge: Self.used(21, now: now), credentialId: [3]) { _, _ in
                 .reject(WebAuthnError(.signatureInvalid, in: .authentication))
             }
-            guard case .rejected(let error) = rejected else { Issue.record("expected rejected, got \(rejected)"); return }
+            guard case .rejected(let error, _) = rejected else { Issue.record("expected rejected, got \(rejected)"); return }
             #expect(error.code == "signature_invalid")
             let unknown = try await store.ceremonies.finishLogin(challenge: Self.used(22, now: now), credentialId: [99], decide: Self.accept(7, token: 3, now: now))
             guard case .unknownCredential = unknown else { Issue.record("expected unknownCredential, got \(unknown)"); return }

@@ -34,11 +34,22 @@ struct HankoController: Sendable {
 
     func register<Context: LatchkeyRequestContext>(on router: some RouterMethods<Context>) {
         router.get("/registration_initialize") { request, _ in try await CompatibilityResponse.answering { try await registrationInitialize(request) } }
-        router.post("/registration_finalize") { request, _ in try await CompatibilityResponse.answering { try await registrationFinalize(request) } }
+        router.post("/registration_finalize") { request, context in
+            try await CompatibilityResponse.answering { try await registrationFinalize(request, origin: origin(request, context)) }
+        }
         router.get("/authentication_initialize") { _, _ in try await CompatibilityResponse.answering { try await authenticationInitialize() } }
-        router.post("/authentication_finalize") { request, _ in try await CompatibilityResponse.answering { try await authenticationFinalize(request) } }
+        router.post("/authentication_finalize") { request, context in
+            try await CompatibilityResponse.answering { try await authenticationFinalize(request, origin: origin(request, context)) }
+        }
         router.get("/content") { request, _ in try await CompatibilityResponse.answering { try await content(request) } }
-        router.get("/logout") { request, _ in try await CompatibilityResponse.answering { try await logout(request) } }
+        router.get("/logout") { request, context in
+            try await CompatibilityResponse.answering { try await logout(request, origin: origin(request, context).acting(as: "person")) }
+        }
+    }
+
+    /// Where a request came from, for the audit trail.
+    private func origin(_ request: Request, _ context: some RequestContext) -> AuditOrigin {
+        AuditOrigin(request, context: context, actor: "anonymous", trustForwardedFor: configuration.trustForwardedFor)
     }
 
     // MARK: Registration
@@ -52,7 +63,7 @@ struct HankoController: Sendable {
         return try JSONResponse.make(.ok, HankoCreationOptions(options, userVerification: configuration.userVerification.rawValue))
     }
 
-    func registrationFinalize(_ request: Request) async throws -> Response {
+    func registrationFinalize(_ request: Request, origin: AuditOrigin) async throws -> Response {
         try checkOrigin(request)
         var credential = try await CompatibilityResponse.body(HankoRegistrationBody.self, of: request, plainText: true).credential
         if credential.rawId.isEmpty, credential.id.isEmpty {
@@ -63,7 +74,7 @@ struct HankoController: Sendable {
             credential.id = Base64URL.encode(credentialId)
             credential.rawId = credential.id
         }
-        switch try await ceremonies.verifyRegistration(credential, sessionAccountId: nil) {
+        switch try await ceremonies.verifyRegistration(credential, sessionAccountId: nil, origin: origin) {
         case .newAccount(let token, let account):
             try await endCookieSession(request)
             guard let credentialId = Base64URL.decode(credential.rawId) else { throw APIError.unknownChallenge }
@@ -79,14 +90,14 @@ struct HankoController: Sendable {
         try JSONResponse.make(.ok, OptionsResponse(publicKey: try await ceremonies.loginOptions()))
     }
 
-    func authenticationFinalize(_ request: Request) async throws -> Response {
+    func authenticationFinalize(_ request: Request, origin: AuditOrigin) async throws -> Response {
         try checkOrigin(request)
         var credential = try await CompatibilityResponse.body(HankoAuthenticationBody.self, of: request, plainText: true).credential
         if credential.rawId.isEmpty, credential.id.isEmpty {
             credential.id = Base64URL.encode(try await credentialId(byUserHandleOf: credential))
             credential.rawId = credential.id
         }
-        let (token, account) = try await ceremonies.verifyLogin(credential)
+        let (token, account) = try await ceremonies.verifyLogin(credential, origin: origin)
         try await endCookieSession(request)
         guard let credentialId = Base64URL.decode(credential.rawId) else { throw APIError.unknownCredential }
         return try signedIn(token: token, body: HankoFinalized(credentialId: credentialId, account: account))
@@ -156,11 +167,11 @@ struct HankoController: Sendable {
     /// `<img src=/logout>`; a browser says where a request came from in `Sec-Fetch-Site`, and only a
     /// navigation of our own (`same-origin`), one the person started (`none`), or a client that does not
     /// say (a native app) signs out. Anything else is sent home with the session kept.
-    func logout(_ request: Request) async throws -> Response {
+    func logout(_ request: Request, origin: AuditOrigin) async throws -> Response {
         if let site = RequestAuthentication.secFetchSite.flatMap({ request.headers[$0] }), site != "same-origin", site != "none" {
             return redirectHome(clearingCookie: false)
         }
-        try await endCookieSession(request)
+        if let token = cookieToken(request) { try await sessions.revoke(token, origin: origin) }
         return redirectHome(clearingCookie: true)
     }
 
@@ -179,7 +190,7 @@ struct HankoController: Sendable {
 
     /// Revokes the session of the cookie the request carries, if any (signing in again replaces it).
     private func endCookieSession(_ request: Request) async throws {
-        if let token = cookieToken(request) { try await sessions.revoke(token) }
+        if let token = cookieToken(request) { try await sessions.revoke(token, origin: nil) }
     }
 
     private func redirectHome(clearingCookie: Bool) -> Response {

@@ -44,30 +44,35 @@ struct PassKeysDemoController: Sendable {
 
     func register<Context: LatchkeyRequestContext>(on router: some RouterMethods<Context>) {
         let path = RouterPath(stringLiteral: configuration.passKeysDemoPath)
-        router.get(path) { request, _ in try await respond(to: request) }
-        router.post(path) { request, _ in try await respond(to: request) }
+        router.get(path) { request, context in try await respond(to: request, origin: origin(request, context)) }
+        router.post(path) { request, context in try await respond(to: request, origin: origin(request, context)) }
+    }
+
+    /// Where a request came from, for the audit trail.
+    private func origin(_ request: Request, _ context: some RequestContext) -> AuditOrigin {
+        AuditOrigin(request, context: context, actor: "anonymous", trustForwardedFor: configuration.trustForwardedFor)
     }
 
     static let operations = "create, login, read, update, logout or delete"
 
     /// PHP chose a phase by whether a body came; here the method decides (GET starts, POST finishes).
-    func respond(to request: Request) async throws -> Response {
+    func respond(to request: Request, origin: AuditOrigin) async throws -> Response {
         try await CompatibilityResponse.answering {
             let query = try CompatibilityQuery(request.uri.query)
             let post = request.method == .post
             switch query["operation"] ?? "" {
             case "create":
-                if post { return try await finishCreate(request) }
+                if post { return try await finishCreate(request, origin: origin) }
                 return try await startCreate(request, query)
             case "login":
-                if post { return try await finishLogin(request, query) }
+                if post { return try await finishLogin(request, query, origin: origin) }
                 return try await startLogin()
             case "read":
                 guard !post else { throw APIError(.methodNotAllowed, "operation=read is a GET.") }
                 return try await read(request)
-            case "update": return try await update(request, query)
-            case "logout": return try await logout(request)
-            case "delete": return try await delete(request)
+            case "update": return try await update(request, query, origin: origin.acting(as: "person"))
+            case "logout": return try await logout(request, origin: origin.acting(as: "person"))
+            case "delete": return try await delete(request, origin: origin.acting(as: "person"))
             case "": throw APIError(.missingOperation, "Add the query parameter operation: \(Self.operations).")
             default: throw APIError(.unknownOperation, "The operation must be \(Self.operations).")
             }
@@ -87,7 +92,7 @@ struct PassKeysDemoController: Sendable {
     }
 
     /// Phase 2: the ceremony is found by the challenge inside clientDataJSON, no PHP session needed.
-    func finishCreate(_ request: Request) async throws -> Response {
+    func finishCreate(_ request: Request, origin: AuditOrigin) async throws -> Response {
         try await refuseSignedIn(request)
         let body = try await CompatibilityResponse.body(PassKeysDemoCreateBody.self, of: request)
         let clientData = try Self.base64(body.clientDataJSON, "clientDataJSON")
@@ -100,7 +105,7 @@ struct PassKeysDemoController: Sendable {
             id: id, rawId: id,
             response: AuthenticatorAttestationResponseJSON(
                 clientDataJSON: Base64URL.encode(clientData), attestationObject: Base64URL.encode(attestation)))
-        switch try await ceremonies.verifyRegistration(credential, sessionAccountId: nil) {
+        switch try await ceremonies.verifyRegistration(credential, sessionAccountId: nil, origin: origin) {
         case .newAccount(let token, let account):
             return try JSONResponse.make(
                 .ok, PassKeysDemoCreated(displayName: account.displayName, credo: account.credo, bearerToken: token.value))
@@ -120,7 +125,7 @@ struct PassKeysDemoController: Sendable {
     /// Phase 2. The app sends no `userHandle`, which Latchkey's discoverable login otherwise requires;
     /// it is taken from the account the credential id names. That proves nothing less: the user handle is
     /// not covered by the assertion's signature, which is verified against that same credential's key.
-    func finishLogin(_ request: Request, _ query: CompatibilityQuery) async throws -> Response {
+    func finishLogin(_ request: Request, _ query: CompatibilityQuery, origin: AuditOrigin) async throws -> Response {
         let body = try await CompatibilityResponse.body(PassKeysDemoLoginBody.self, of: request)
         let credentialId = try Self.base64(body.credentialId, "credentialId")
         if let named = query["credentialId"], CompatibilityEncoding.standardBase64(named) != credentialId {
@@ -141,7 +146,7 @@ struct PassKeysDemoController: Sendable {
                 signature: Base64URL.encode(signature), userHandle: userHandle))
         // An unknown credential is 404 (the app's "no user"); a failed verification is 401 and touches no
         // one's session (PRIOR-ART weakness 3).
-        let (token, _) = try await ceremonies.verifyLogin(credential)
+        let (token, _) = try await ceremonies.verifyLogin(credential, origin: origin)
         return CompatibilityResponse.text(token.value)
     }
 
@@ -154,29 +159,32 @@ struct PassKeysDemoController: Sendable {
     }
 
     /// GET as the app sends it (POST too). Either value may be left out; one must be given.
-    func update(_ request: Request, _ query: CompatibilityQuery) async throws -> Response {
+    func update(_ request: Request, _ query: CompatibilityQuery, origin: AuditOrigin) async throws -> Response {
         let caller = try await requireCaller(request)
         guard query["displayName"] != nil || query["credo"] != nil else {
             throw APIError(.invalidField, "Send displayName, credo, or both.")
         }
         let displayName = try query["displayName"].map { try InputRules.displayName($0) }
         let credo = try query["credo"].map(InputRules.credo)
-        guard let account = try await store.updateAccount(id: caller.accountId, displayName: displayName, credo: credo, now: now()) else {
+        let event = origin.event(.accountUpdated, at: now(), account: caller.accountId, detail: .changed(displayName: displayName, credo: credo))
+        guard let account = try await store.updateAccount(
+            id: caller.accountId, displayName: displayName, credo: credo, now: event.at, event: event)
+        else {
             throw APIError.notAuthenticated
         }
         return try JSONResponse.make(.ok, PassKeysDemoUser(account))
     }
 
-    func logout(_ request: Request) async throws -> Response {
+    func logout(_ request: Request, origin: AuditOrigin) async throws -> Response {
         let caller = try await requireCaller(request)
-        try await sessions.revoke(caller.token)
+        try await sessions.revoke(caller.token, origin: origin)
         return try JSONResponse.make(.ok, PassKeysDemoDone())
     }
 
     /// The account, its passkeys and every session go. (The passkey stays on the device, as the app says.)
-    func delete(_ request: Request) async throws -> Response {
+    func delete(_ request: Request, origin: AuditOrigin) async throws -> Response {
         let caller = try await requireCaller(request)
-        try await store.deleteAccount(id: caller.accountId)
+        try await store.deleteAccount(id: caller.accountId, event: origin.event(.accountDeleted, at: now(), account: caller.accountId))
         return try JSONResponse.make(.ok, PassKeysDemoDone())
     }
 

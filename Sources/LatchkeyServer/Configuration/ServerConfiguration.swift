@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     /// session gets 403 `recent_sign_in_required`, and the page asks for a passkey first
     /// (`--add-passkey-window`).
     public var addPasskeyWindow: TimeInterval = 10 * 60
+    /// Days the audit trail keeps an event (`--audit-retention-days`); the housekeeping purges older ones.
+    /// Ninety days covers the "was that me, last month?" question without keeping people's history forever.
+    public var auditRetentionDays = 90
     public var userVerification = RelyingParty.UserVerificationPolicy.required
     public var attestation = AttestationPreference.none
     public var appleAppIds: [String] = []
@@ -160,6 +163,9 @@ public struct ServerConfiguration: Sendable {
         }
         guard (1...10_000).contains(maxPasskeysPerAccount) else {
             throw Invalid(description: "the passkeys per account must be between 1 and 10000, not \(maxPasskeysPerAccount)")
+        }
+        guard auditRetentionDays >= 1, auditRetentionDays <= 3650 else {
+            throw Invalid(description: "the audit trail's retention must be between 1 and 3650 days, not \(auditRetentionDays)")
         }
         guard addPasskeyWindow >= 10, addPasskeyWindow <= Self.maximumSessionTTL else {
             throw Invalid(description: "the window for adding a passkey after signing in must be between 10 seconds and 400 days, not \(addPasskeyWindow)")

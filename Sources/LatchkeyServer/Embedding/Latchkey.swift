@@ -111,6 +111,19 @@ public struct Latchkey: Sendable {
         }
     }
 
+    /// What an operator can do (the admin API, `latchkey admin`).
+    var admin: AdminService {
+        AdminService(store: store, providers: providers, androidApps: configuration.androidApps, now: now)
+    }
+
+    /// The admin API at `/api/admin/…` on `router` (`latchkey serve`'s, or the one of `--admin-listen`),
+    /// rate-limited like the rest of the API.
+    func mountAdmin<Context: LatchkeyRequestContext>(on router: Router<Context>) {
+        let group = router.group("api/admin")
+        if let limit: RateLimitMiddleware<Context> = rateLimitMiddleware() { group.add(middleware: limit) }
+        group.addRoutes(AdminController(admin: admin, trustForwardedFor: configuration.trustForwardedFor).routes())
+    }
+
     /// Adds Latchkey's routes to `router` under `prefix` ("" for the root): the ceremonies, the account
     /// and its passkeys, sessions and tokens under `<prefix>/api/…` (rate-limited, every error in the
     /// API's JSON shape), and with `page` the web page at `<prefix>/`. The documents other systems fetch
@@ -141,7 +154,8 @@ public struct Latchkey: Sendable {
             .routes(session: authentication(required: false)))
         api.addRoutes(AccountController(store: store, sessions: sessions, configuration: configuration, providers: providers, now: now)
             .routes(signedIn: signedIn))
-        let tokens = TokenController(issuer: issuer, sessions: sessions, introspectionSecret: configuration.introspectionSecret)
+        let tokens = TokenController(
+            issuer: issuer, sessions: sessions, introspectionSecret: configuration.introspectionSecret, trustForwardedFor: configuration.trustForwardedFor)
         api.addRoutes(tokens.routes(signedIn: signedIn))
         tokens.registerIntrospection(on: scope)
         tokens.registerKeySet(on: root)
@@ -177,6 +191,7 @@ public struct Latchkey: Sendable {
     public var services: [any Service] {
         [Housekeeping(
             store: store, connections: connections, logger: logger, interval: configuration.housekeepingInterval,
+            auditRetention: TimeInterval(configuration.auditRetentionDays) * 86400,
             runs: Counter(label: "latchkey_housekeeping_runs_total", factory: metricsFactory))]
     }
 }

@@ -16,49 +16,62 @@ struct AccountController: Sendable {
     func routes<Context: LatchkeyRequestContext>(signedIn: LatchkeyAuthenticationMiddleware<Context>) -> RouteCollection<Context> {
         let routes = RouteCollection(context: Context.self).add(middleware: signedIn)
         routes.get("account") { _, context in try await account(context.signedInCaller()) }
-        routes.patch("account") { request, context in try await update(request, context.signedInCaller()) }
-        routes.delete("account") { _, context in try await delete(context.signedInCaller()) }
-        routes.post("logout") { _, context in try await logout(context.signedInCaller()) }
-        routes.post("logout/everywhere") { _, context in try await logoutEverywhere(context.signedInCaller()) }
+        routes.patch("account") { request, context in try await update(request, context.signedInCaller(), origin: origin(request, context)) }
+        routes.delete("account") { request, context in try await delete(context.signedInCaller(), origin: origin(request, context)) }
+        routes.post("logout") { request, context in try await logout(context.signedInCaller(), origin: origin(request, context)) }
+        routes.post("logout/everywhere") { request, context in
+            try await logoutEverywhere(context.signedInCaller(), origin: origin(request, context))
+        }
         routes.get("account/passkeys") { _, context in try await passkeys(context.signedInCaller()) }
         routes.get("account/signals") { _, context in try await signals(context.signedInCaller()) }
+        routes.get("account/events") { request, context in try await events(request, context.signedInCaller()) }
         routes.patch("account/passkeys/:id") { request, context in
-            try await rename(request, id: context.parameters.get("id"), context.signedInCaller())
+            try await rename(request, id: context.parameters.get("id"), context.signedInCaller(), origin: origin(request, context))
         }
-        routes.delete("account/passkeys/:id") { _, context in try await remove(id: context.parameters.get("id"), context.signedInCaller()) }
+        routes.delete("account/passkeys/:id") { request, context in
+            try await remove(id: context.parameters.get("id"), context.signedInCaller(), origin: origin(request, context))
+        }
         return routes
+    }
+
+    /// Where a signed-in person's request came from, for the audit trail.
+    private func origin(_ request: Request, _ context: some RequestContext) -> AuditOrigin {
+        AuditOrigin(request, context: context, actor: "person", trustForwardedFor: configuration.trustForwardedFor)
     }
 
     func account(_ caller: RequestAuthentication.Caller) async throws -> AccountJSON {
         AccountJSON(caller.account)
     }
 
-    func update(_ request: Request, _ caller: RequestAuthentication.Caller) async throws -> AccountJSON {
+    func update(_ request: Request, _ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> AccountJSON {
         let body = try await RequestBody.decode(AccountUpdateRequest.self, from: request)
         guard body.displayName != nil || body.credo != nil else {
             throw APIError(.invalidField, "Send displayName, credo, or both.")
         }
         let displayName = try body.displayName.map { try InputRules.displayName($0) }
         let credo = try body.credo.map(InputRules.credo)
-        guard let account = try await store.updateAccount(id: caller.accountId, displayName: displayName, credo: credo, now: now()) else {
+        let event = origin.event(.accountUpdated, at: now(), account: caller.accountId, detail: .changed(displayName: displayName, credo: credo))
+        guard let account = try await store.updateAccount(
+            id: caller.accountId, displayName: displayName, credo: credo, now: event.at, event: event)
+        else {
             throw APIError.notAuthenticated
         }
         return AccountJSON(account)
     }
 
-    func delete(_ caller: RequestAuthentication.Caller) async throws -> NoContent {
-        try await store.deleteAccount(id: caller.accountId)
+    func delete(_ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> NoContent {
+        try await store.deleteAccount(id: caller.accountId, event: origin.event(.accountDeleted, at: now(), account: caller.accountId))
         return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
     }
 
-    func logout(_ caller: RequestAuthentication.Caller) async throws -> NoContent {
-        try await sessions.revoke(caller.token)
+    func logout(_ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> NoContent {
+        try await sessions.revoke(caller.token, origin: origin)
         return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
     }
 
     /// Ends every session of the account (other browsers, the command line, a device that was lost).
-    func logoutEverywhere(_ caller: RequestAuthentication.Caller) async throws -> NoContent {
-        try await sessions.revokeAll(accountId: caller.accountId)
+    func logoutEverywhere(_ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> NoContent {
+        try await sessions.revokeAll(accountId: caller.accountId, origin: origin)
         return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
     }
 
@@ -76,19 +89,38 @@ struct AccountController: Sendable {
         return SignalsJSON(rpId: configuration.rpId, account: caller.account, credentials: credentials)
     }
 
-    func rename(_ request: Request, id: String?, _ caller: RequestAuthentication.Caller) async throws -> PasskeyJSON {
+    /// The caller's own history, newest first (`?cursor=` the previous page's `next`, `?limit=` 1–100).
+    func events(_ request: Request, _ caller: RequestAuthentication.Caller) async throws -> AccountEventPageJSON {
+        let parameters = APIQuery(request.uri.queryParameters)
+        var query = Store.AuditQuery(accountId: caller.accountId)
+        query.before = try parameters.cursor()
+        query.limit = min(try parameters.limit(), 100)
+        query.limit += 1
+        let found = try await store.auditEvents(query)
+        var names: [[UInt8]: String] = [:]
+        for credential in try await store.credentials(accountId: caller.accountId) {
+            names[credential.id] = providers.provider(aaguid: credential.aaguid)?.name
+        }
+        let page = found.prefix(query.limit - 1).map { AccountEventJSON($0, providers: names) }
+        return AccountEventPageJSON(events: page, next: found.count >= query.limit ? page.last?.id : nil)
+    }
+
+    func rename(_ request: Request, id: String?, _ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> PasskeyJSON {
         let credentialId = try Self.credentialId(id)
         let body = try await RequestBody.decode(RenamePasskeyRequest.self, from: request)
         let name = try InputRules.passkeyName(body.name)
-        guard let renamed = try await store.renameCredential(id: credentialId, accountId: caller.accountId, name: name) else {
+        let event = origin.event(.passkeyRenamed, at: now(), account: caller.accountId, credential: credentialId, detail: ["name": .text(name)])
+        guard let renamed = try await store.renameCredential(id: credentialId, accountId: caller.accountId, name: name, event: event) else {
             throw APIError.unknownPasskey
         }
         return PasskeyJSON(renamed, providers: providers, androidApps: configuration.androidApps)
     }
 
-    func remove(id: String?, _ caller: RequestAuthentication.Caller) async throws -> NoContent {
+    func remove(id: String?, _ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> NoContent {
+        let credentialId = try Self.credentialId(id)
         let outcome = try await store.deleteCredential(
-            id: try Self.credentialId(id), accountId: caller.accountId, keepingSession: SessionToken.hash(of: caller.token))
+            id: credentialId, accountId: caller.accountId, keepingSession: SessionToken.hash(of: caller.token),
+            event: origin.event(.passkeyRemoved, at: now(), account: caller.accountId, credential: credentialId))
         switch outcome {
         case .deleted: return NoContent()
         case .notFound: throw APIError.unknownPasskey

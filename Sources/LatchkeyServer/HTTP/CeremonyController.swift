@@ -13,11 +13,18 @@ struct CeremonyController: Sendable {
     func routes<Context: LatchkeyRequestContext>(session: LatchkeyAuthenticationMiddleware<Context>) -> RouteCollection<Context> {
         let routes = RouteCollection(context: Context.self)
         routes.post("login/options") { request, _ in try await loginOptions(request) }
-        routes.post("login/verify") { request, _ in try await loginVerify(request) }
+        routes.post("login/verify") { request, context in try await loginVerify(request, origin: origin(request, context)) }
         routes.add(middleware: session)
         routes.post("registration/options") { request, context in try await registrationOptions(request, context.optionalCaller()) }
-        routes.post("registration/verify") { request, context in try await registrationVerify(request, context.optionalCaller()) }
+        routes.post("registration/verify") { request, context in
+            try await registrationVerify(request, context.optionalCaller(), origin: origin(request, context))
+        }
         return routes
+    }
+
+    /// Where a ceremony's request came from, for the audit trail.
+    private func origin(_ request: Request, _ context: some RequestContext) -> AuditOrigin {
+        AuditOrigin(request, context: context, actor: "anonymous", trustForwardedFor: configuration.trustForwardedFor)
     }
 
     /// With a session: options to add a passkey to this account. Without: options for a new account.
@@ -49,9 +56,9 @@ struct CeremonyController: Sendable {
         }
     }
 
-    func registrationVerify(_ request: Request, _ caller: RequestAuthentication.Caller?) async throws -> RegistrationReply {
+    func registrationVerify(_ request: Request, _ caller: RequestAuthentication.Caller?, origin: AuditOrigin) async throws -> RegistrationReply {
         let body = try await RequestBody.decode(RegistrationVerifyRequest.self, from: request)
-        switch try await ceremonies.verifyRegistration(body.credential, sessionAccountId: caller?.accountId) {
+        switch try await ceremonies.verifyRegistration(body.credential, sessionAccountId: caller?.accountId, origin: origin) {
         case .newAccount(let token, let account):
             return .account(session(.created, token: token, account: account))
         case .addedPasskey(let credential):
@@ -63,9 +70,9 @@ struct CeremonyController: Sendable {
         OptionsResponse(publicKey: try await ceremonies.loginOptions())
     }
 
-    func loginVerify(_ request: Request) async throws -> APIReply<SessionResponse> {
+    func loginVerify(_ request: Request, origin: AuditOrigin) async throws -> APIReply<SessionResponse> {
         let body = try await RequestBody.decode(LoginVerifyRequest.self, from: request)
-        let (token, account) = try await ceremonies.verifyLogin(body.credential)
+        let (token, account) = try await ceremonies.verifyLogin(body.credential, origin: origin)
         return session(.ok, token: token, account: account)
     }
 

@@ -11,11 +11,9 @@ import Metrics
 struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddleware {
     let limiter: RateLimiter
     let shared: SharedRateLimit?
-    /// Behind a reverse proxy every connection comes from the proxy: then the client is the address the
-    /// proxy appended last to `X-Forwarded-For` (earlier entries are whatever the client claimed).
+    /// Behind a reverse proxy every connection comes from the proxy (`ClientAddress`).
     let trustForwardedFor: Bool
     let refused: Counter
-    private let forwardedFor = HTTPField.Name("X-Forwarded-For")
 
     init(limiter: RateLimiter, shared: SharedRateLimit? = nil, trustForwardedFor: Bool, refused: Counter) {
         self.limiter = limiter
@@ -45,8 +43,7 @@ struct RateLimitMiddleware<Context: RemoteAddressRequestContext>: RouterMiddlewa
     }
 
     private func client(of request: Request, context: Context) -> RateLimitClient? {
-        if trustForwardedFor, let forwardedFor, let forwarded = request.headers[values: forwardedFor].last,
-           let last = forwarded.split(separator: ",").last, let client = RateLimitClient(text: last) {
+        if let last = ClientAddress.forwarded(in: request, trusted: trustForwardedFor), let client = RateLimitClient(text: last) {
             return client
         }
         return context.remoteAddress.flatMap(RateLimitClient.init)

@@ -16,10 +16,13 @@ struct TokenController: Sendable {
     let sessions: SessionService
     /// SHA-256 of the introspection secret (compared digest to digest, in constant time).
     let introspectionSecretDigest: [UInt8]?
+    /// For the audit trail's client address (`ClientAddress`).
+    let trustForwardedFor: Bool
 
-    init(issuer: AccessTokenIssuer?, sessions: SessionService, introspectionSecret: String?) {
+    init(issuer: AccessTokenIssuer?, sessions: SessionService, introspectionSecret: String?, trustForwardedFor: Bool) {
         self.issuer = issuer
         self.sessions = sessions
+        self.trustForwardedFor = trustForwardedFor
         self.introspectionSecretDigest = introspectionSecret.map { Array(SHA256.hash(data: Array($0.utf8))) }
     }
 
@@ -47,7 +50,9 @@ struct TokenController: Sendable {
     /// middleware, required).
     func routes<Context: LatchkeyRequestContext>(signedIn: LatchkeyAuthenticationMiddleware<Context>) -> RouteCollection<Context> {
         let routes = RouteCollection(context: Context.self).add(middleware: signedIn)
-        routes.post("token") { _, context in try await token(context.signedInCaller()) }
+        routes.post("token") { request, context in
+            try await token(context.signedInCaller(), origin: AuditOrigin(request, context: context, actor: "person", trustForwardedFor: trustForwardedFor))
+        }
         return routes
     }
 
@@ -67,10 +72,14 @@ struct TokenController: Sendable {
         APIError(.notEnabled, "\(what) are not enabled on this server (latchkey serve --help).")
     }
 
-    func token(_ caller: RequestAuthentication.Caller) async throws -> TokenResponse {
+    /// An access token for the caller's session, audited (`access_token.issued`: when, for how long,
+    /// never the token).
+    func token(_ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> TokenResponse {
         guard let issuer else { throw Self.notEnabled("Access tokens") }
         guard let session = try await sessions.details(for: caller.token) else { throw APIError.notAuthenticated }
         let (token, expiresIn) = try await issuer.issue(for: session)
+        try await sessions.store.record(origin.event(
+            .accessTokenIssued, at: sessions.now(), account: caller.accountId, detail: ["expiresIn": .number(expiresIn)]))
         return TokenResponse(access_token: token, token_type: "Bearer", expires_in: expiresIn)
     }
 

@@ -88,9 +88,12 @@ struct CeremonyService: Sendable {
     }
 
     /// Verifies a registration response. `sessionAccountId` is the caller's account when it presented a
-    /// token: adding a passkey needs the same account that asked for the options.
-    func verifyRegistration(_ credential: RegistrationResponseJSON, sessionAccountId: String?) async throws -> RegistrationOutcome {
-        let (challenge, origin) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .registration)
+    /// token: adding a passkey needs the same account that asked for the options. The new account or
+    /// passkey is audited as coming from `origin`, in the same commit.
+    func verifyRegistration(
+        _ credential: RegistrationResponseJSON, sessionAccountId: String?, origin: AuditOrigin
+    ) async throws -> RegistrationOutcome {
+        let (challenge, clientOrigin) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .registration)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind != .login else {
             metrics.failed(.registration, reason: APIError.unknownChallenge.code)
             throw APIError.unknownChallenge
@@ -115,12 +118,18 @@ struct CeremonyService: Sendable {
             aaguid: result.aaguid, attestationFormat: result.attestationFormat, backupEligible: result.backupEligible,
             backupState: result.backupState, uvInitialized: result.userVerified,
             name: String((ceremony.displayName ?? "Passkey").prefix(64)), createdAt: created, lastUsedAt: nil,
-            attestationVerified: result.trustPathVerified, createdOrigin: origin)
+            attestationVerified: result.trustPathVerified, createdOrigin: clientOrigin)
         let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
+        let person = origin.acting(as: "person")
+        let added = person.event(.passkeyAdded, at: created, account: record.accountId, credential: record.id, detail: [
+            "name": .text(record.name), "aaguid": .text(AAGUIDFormat.string(record.aaguid)),
+            "attestationFormat": .text(record.attestationFormat), "backupEligible": .flag(record.backupEligible),
+        ])
         do {
             switch ceremony.kind {
             case .addPasskey:
-                try await store.ceremonies.addCredential(record, challenge: used, limit: configuration.maxPasskeysPerAccount)
+                try await store.ceremonies.addCredential(
+                    record, challenge: used, limit: configuration.maxPasskeysPerAccount, events: [added])
                 metrics.succeeded(kind)
                 return .addedPasskey(record)
             default:
@@ -129,7 +138,8 @@ struct CeremonyService: Sendable {
                 }
                 let account = AccountRecord(
                     id: record.accountId, userHandle: userHandle, displayName: displayName, credo: "", createdAt: created, updatedAt: created)
-                try await store.ceremonies.createAccount(account, credential: record, challenge: used)
+                let events = [person.event(.accountCreated, at: created, account: account.id, detail: ["displayName": .text(displayName)]), added]
+                try await store.ceremonies.createAccount(account, credential: record, challenge: used, events: events)
                 let token = try await sessions.create(accountId: account.id, credentialId: record.id, userVerified: result.userVerified)
                 metrics.succeeded(kind)
                 return .newAccount(token: token, account: account)
@@ -160,7 +170,9 @@ struct CeremonyService: Sendable {
             allowCredentials: [], userVerification: configuration.userVerification.rawValue)
     }
 
-    func verifyLogin(_ credential: AuthenticationResponseJSON) async throws -> (token: SessionToken, account: AccountRecord) {
+    /// Verifies a login response; the login, and a refusal when the response names a passkey Latchkey
+    /// knows, are audited as coming from `origin`.
+    func verifyLogin(_ credential: AuthenticationResponseJSON, origin: AuditOrigin) async throws -> (token: SessionToken, account: AccountRecord) {
         let (challenge, _) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind == .login else { throw failed(APIError.unknownChallenge) }
         guard let credentialId = Base64URL.decode(credential.rawId), !credentialId.isEmpty else {
@@ -170,16 +182,32 @@ struct CeremonyService: Sendable {
         let token = SessionToken.generate()
         let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
         let outcome = try await store.ceremonies.finishLogin(challenge: used, credentialId: credentialId) { record, account in
+            if account.disabledAt != nil { return .accountDisabled }
             do throws(WebAuthnError) {
                 let stored = try StoredCredential(
                     id: record.id, publicKeyCOSE: record.publicKey, signCount: record.signCount,
                     backupEligible: record.backupEligible, userHandle: account.userHandle)
                 let result = try AuthenticationVerifier(relyingParty: relyingParty).verify(
                     credential, expectedChallenge: challenge, storedCredential: stored)
+                let session = sessions.session(for: token, accountId: account.id, credentialId: record.id, userVerified: result.userVerified)
+                let person = origin.acting(as: "person")
+                var events = [person.event(
+                    .loginSucceeded, at: session.createdAt, account: account.id, credential: record.id,
+                    detail: ["userVerified": .flag(result.userVerified)])]
+                if result.possibleClone {
+                    events.append(person.event(.possibleClone, at: session.createdAt, account: account.id, credential: record.id, detail: [
+                        "storedSignCount": .number(Int(record.signCount)), "receivedSignCount": .number(Int(result.signCount)),
+                    ]))
+                }
+                if result.backupState != record.backupState {
+                    events.append(person.event(
+                        .backupStateChanged, at: session.createdAt, account: account.id, credential: record.id,
+                        detail: ["backedUp": .flag(result.backupState)]))
+                }
                 return .accept(LoginWrites(
                     signCount: result.signCount, backupState: result.backupState, userVerified: result.userVerified,
-                    session: sessions.session(for: token, accountId: account.id, credentialId: record.id, userVerified: result.userVerified),
-                    possibleClone: result.possibleClone, backupStateChanged: result.backupState != record.backupState))
+                    session: session, possibleClone: result.possibleClone, backupStateChanged: result.backupState != record.backupState,
+                    events: events))
             } catch {
                 return .reject(error)
             }
@@ -195,11 +223,25 @@ struct CeremonyService: Sendable {
             throw failed(APIError.unknownChallenge)
         case .unknownCredential:
             throw failed(APIError.unknownCredential)
-        case .rejected(let reason):
+        case .rejected(let reason, let accountId):
+            try await refused(accountId: accountId, credentialId: credentialId, code: reason.code, step: reason.step, origin: origin)
             throw failed(APIError(reason))
-        case .signCountMoved:
+        case .signCountMoved(let accountId):
+            try await refused(accountId: accountId, credentialId: credentialId, code: ErrorCode.signCountRegression.rawValue, step: "§7.2 step 23", origin: origin)
             throw failed(APIError(.signCountRegression, "§7.2 step 23: the signature counter changed during this login; possible cloned authenticator."))
+        case .accountDisabled(let accountId):
+            try await refused(accountId: accountId, credentialId: credentialId, code: ErrorCode.accountDisabled.rawValue, step: nil, origin: origin)
+            throw failed(APIError.accountDisabled)
         }
+    }
+
+    /// Audits a refused login with a passkey Latchkey knows (a refusal naming an unknown one belongs to
+    /// no account, and is only counted): within `Store.refusedLoginsPerHour` per account.
+    private func refused(accountId: String, credentialId: [UInt8], code: String, step: String?, origin: AuditOrigin) async throws {
+        var detail: AuditDetail = ["code": .text(code)]
+        if let step { detail.members.append(("step", .text(step))) }
+        try await store.recordRefusedLogin(origin.acting(as: "anonymous").event(
+            .loginRefused, at: now(), account: accountId, credential: credentialId, detail: detail))
     }
 
     /// Counts a failed login by its reason and hands the error back to throw.

@@ -70,6 +70,12 @@ struct PasskeyProviders: Sendable {
         providers[aaguid]
     }
 
+    /// The AAGUIDs of the providers called `name` (any case), sorted: an operator searching by provider.
+    func aaguids(named name: String) -> [[UInt8]] {
+        let wanted = name.lowercased()
+        return providers.filter { $0.value.name.lowercased() == wanted }.map(\.key).sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
     struct Malformed: Error, CustomStringConvertible, Sendable {
         let description: String
     }

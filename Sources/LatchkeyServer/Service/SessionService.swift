@@ -36,12 +36,24 @@ struct SessionService: Sendable {
         try await store.sessionAccount(tokenHash: SessionToken.hash(of: token), now: now())
     }
 
-    func revoke(_ token: String) async throws {
-        try await store.deleteSession(tokenHash: SessionToken.hash(of: token))
+    /// Ends the session of `token`. A holder's log-out is audited (`session.ended`) as coming from
+    /// `origin`; a session replaced by a new sign-in (`origin` nil) is not an event of its own.
+    func revoke(_ token: String, origin: AuditOrigin?) async throws {
+        let at = now()
+        var event: (@Sendable (String) -> AuditEvent)?
+        if let origin {
+            event = { accountId in origin.event(.sessionEnded, at: at, account: accountId) }
+        }
+        try await store.deleteSession(tokenHash: SessionToken.hash(of: token), event: event)
     }
 
-    /// Ends every session of the account, the caller's included.
-    func revokeAll(accountId: String) async throws {
-        try await store.deleteSessions(accountId: accountId)
+    /// Ends every session of the account, the caller's included, audited (`sessions.revoked`) as coming
+    /// from `origin`. Returns how many ended.
+    @discardableResult
+    func revokeAll(accountId: String, origin: AuditOrigin) async throws -> Int {
+        let at = now()
+        return try await store.deleteSessions(accountId: accountId) { ended in
+            origin.event(.sessionsRevoked, at: at, account: accountId, detail: ["sessions": .number(ended)])
+        }
     }
 }

@@ -62,7 +62,8 @@ enum CeremonySteps {
             displayName: try row.decode(column: "a_display_name", as: String.self),
             credo: try row.decode(column: "a_credo", as: String.self),
             createdAt: Timestamp.date(try row.decode(column: "a_created_at", as: Int64.self)),
-            updatedAt: Timestamp.date(try row.decode(column: "a_updated_at", as: Int64.self)))
+            updatedAt: Timestamp.date(try row.decode(column: "a_updated_at", as: Int64.self)),
+            disabledAt: try row.decode(column: "a_disabled_at", as: Int64?.self).map(Timestamp.date))
         return (credential, account)
     }
 

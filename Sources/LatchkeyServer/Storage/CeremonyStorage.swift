@@ -15,21 +15,25 @@ import WebAuthn
 protocol CeremonyStorage: Sendable {
     /// The connections the unit of work runs on.
     var connections: DatabaseConnections { get }
+    /// Where each unit of work writes its audit events, in its own commit.
+    var audit: AuditTrail { get }
 
     /// The account and its first credential, together or not at all; with `challenge`, only if that
     /// challenge has not completed a ceremony yet (`Store.Failure.challengeUsed`), and marked in the same
     /// commit. A credential id registered before: `Store.Failure.duplicate`, and nothing is written.
-    func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?) async throws
+    /// `events` (the audit trail's) are written in the same commit.
+    func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?, events: [AuditEvent]) async throws
 
     /// Adds a passkey to an existing account, in the unit of work that marks the ceremony's challenge
     /// used, unless the account already holds `limit` (`Store.Failure.tooManyPasskeys`; counted with the
     /// account's row locked, so concurrent additions cannot both see room for one). Failures as
     /// `createAccount`'s.
-    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int) async throws
+    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int, events: [AuditEvent]) async throws
 
     /// A login's database work: reads the credential the response names and its account, lets `decide`
     /// verify the assertion against them, and for an accepted login marks the challenge used, moves the
-    /// counter — only from the value `decide` saw — and stores the session, all in one commit. Of any
+    /// counter — only from the value `decide` saw — and stores the session and the accepted login's audit
+    /// events (`LoginWrites.events`), all in one commit. Of any
     /// number of concurrent finishes of one challenge, at most one completes; a finish that does not
     /// complete leaves the challenge's mark, the counter and the sessions as they were, except where an
     /// implementation says otherwise.
@@ -43,27 +47,46 @@ extension CeremonyStorage {
     /// A registration is one transaction on either database (`DatabaseConnections.transaction`: through
     /// the group commit on SQLite, `BEGIN` … `COMMIT` on one pooled connection on PostgreSQL); only the
     /// login's order differs between them.
-    func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?) async throws {
+    func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?, events: [AuditEvent]) async throws {
         try await connections.transaction { db in
             try await CeremonySteps.createAccount(account, credential: credential, challenge: challenge, on: db)
+            try await audit.append(events, on: db)
         }
     }
 
-    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int) async throws {
+    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int, events: [AuditEvent]) async throws {
         try await connections.transaction { db in
             try await CeremonySteps.addCredential(credential, challenge: challenge, limit: limit, on: db)
+            try await audit.append(events, on: db)
         }
     }
 
-    /// An account and its first credential, without a ceremony's challenge (tests, and tools).
+    /// An account and its first credential, without a ceremony's challenge or events (tests, and tools).
     func createAccount(_ account: AccountRecord, credential: CredentialRecord) async throws {
-        try await createAccount(account, credential: credential, challenge: nil)
+        try await createAccount(account, credential: credential, challenge: nil, events: [])
     }
 
     /// A passkey for an existing account, with no limit on how many it holds.
     func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge? = nil) async throws {
-        try await addCredential(credential, challenge: challenge, limit: .max)
+        try await addCredential(credential, challenge: challenge, limit: .max, events: [])
     }
+}
+
+/// What a verified login writes besides consuming its challenge: the credential's new state (the counter
+/// moves only from the value the verification compared against) and the session it opens.
+struct LoginWrites: Sendable {
+    let signCount: UInt32
+    let backupState: Bool
+    let userVerified: Bool
+    let session: NewSession
+    /// The counter did not grow and the policy lets the login through (`--sign-count warn`): nothing is
+    /// written for it (the stored counter never goes back), the service reports it.
+    var possibleClone = false
+    /// BS differs from the stored value: the row's `backup_state_changed_at` is set to the login's time.
+    var backupStateChanged = false
+    /// The audit events the login writes with its session (login succeeded; possible clone and backup
+    /// state changed when they apply), all of the session's account, passkey, time and origin.
+    var events: [AuditEvent] = []
 }
 
 /// What a login's verification decided about the credential its response names: a storage-level
@@ -73,6 +96,8 @@ enum LoginVerdict: Sendable {
     case accept(LoginWrites)
     /// WebAuthn's rules refuse the assertion.
     case reject(WebAuthnError)
+    /// The account is disabled: no login, however valid the assertion.
+    case accountDisabled
 }
 
 /// How a login's unit of work ended.
@@ -83,8 +108,10 @@ enum LoginOutcome: Sendable {
     case unknownChallenge
     /// No stored credential has the id the response names.
     case unknownCredential
-    /// The decision refused the assertion, for this reason.
-    case rejected(WebAuthnError)
+    /// The decision refused the assertion of this account's passkey, for this reason.
+    case rejected(WebAuthnError, accountId: String)
     /// Another login with this credential moved the counter since it was read (possible clone).
-    case signCountMoved
+    case signCountMoved(accountId: String)
+    /// The passkey's account is disabled.
+    case accountDisabled(accountId: String)
 }

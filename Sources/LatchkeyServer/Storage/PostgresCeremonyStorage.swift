@@ -5,6 +5,7 @@ import SQLKit
 /// (`CredentialWithAccountOnPostgres`, `FinishLoginOnPostgres`).
 struct PostgresCeremonyStorage: CeremonyStorage {
     let connections: DatabaseConnections
+    let audit: AuditTrail
 
     /// A login in two round trips (SQLite's order, in a transaction, would take six): the credential and
     /// its account are read on their own, `decide` runs between the round trips, and the writes go as one
@@ -21,19 +22,36 @@ struct PostgresCeremonyStorage: CeremonyStorage {
         }) else { return try await isUsed(challenge) ? .unknownChallenge : .unknownCredential }
         let writes: LoginWrites
         switch decide(credential, account) {
-        case .reject(let reason): return try await isUsed(challenge) ? .unknownChallenge : .rejected(reason)
+        case .reject(let reason): return try await isUsed(challenge) ? .unknownChallenge : .rejected(reason, accountId: account.id)
+        case .accountDisabled: return .accountDisabled(accountId: account.id)
         case .accept(let accepted): writes = accepted
         }
+        let origin = writes.events.first?.origin ?? .system
         let row = try await connections.withConnection { db in
             try await db.first(StoreQuery(
                 SQL.finishLoginAtOnce, .blob(challenge.digest), .milliseconds(challenge.expiresAt),
                 .integer(Int64(writes.signCount)), .integer(writes.backupState), .integer(writes.userVerified),
                 .milliseconds(writes.session.createdAt), .blob(credential.id), .integer(Int64(credential.signCount)),
-                .blob(writes.session.tokenHash), .milliseconds(writes.session.expiresAt)))
+                .blob(writes.session.tokenHash), .milliseconds(writes.session.expiresAt),
+                .text(origin.actor), .text(origin.clientAddress), .text(origin.userAgent), .text(origin.requestId),
+                .text(Self.kindsAndDetails(writes.events)), .text(audit.webhookEndpoints.joined(separator: ","))))
         }
         guard let row, try row.decode(column: "used", as: Int.self) == 1 else { return .unknownChallenge }
-        guard try row.decode(column: "stored", as: Int.self) == 1 else { return .signCountMoved }
+        guard try row.decode(column: "stored", as: Int.self) == 1 else { return .signCountMoved(accountId: account.id) }
         return .completed(account, writes)
+    }
+
+    /// The events' kinds and details as `SQL.finishLoginAtOnce` reads them: `[{"event":…,"detail":…}]`.
+    /// The other columns a login's events share (its account, passkey, time and origin).
+    static func kindsAndDetails(_ events: [AuditEvent]) -> String {
+        var json = JSONWriter()
+        json.array(events) { json, event in
+            json.object { member in
+                member.member("detail", event.detail)
+                member.member("event", event.kind.rawValue)
+            }
+        }
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     /// A failed login whose challenge had already completed one is reported as the replay it is, as

@@ -13,7 +13,8 @@ extension AccountRecord {
             displayName: try row.decode(column: "display_name", as: String.self),
             credo: try row.decode(column: "credo", as: String.self),
             createdAt: Timestamp.date(try row.decode(column: "created_at", as: Int64.self)),
-            updatedAt: Timestamp.date(try row.decode(column: "updated_at", as: Int64.self)))
+            updatedAt: Timestamp.date(try row.decode(column: "updated_at", as: Int64.self)),
+            disabledAt: try row.decode(column: "disabled_at", as: Int64?.self).map(Timestamp.date))
     }
 }
 

@@ -8,6 +8,9 @@ struct AccountRecord: Sendable, Equatable {
     var credo: String
     let createdAt: Date
     var updatedAt: Date
+    /// When an operator disabled the account (`latchkey admin accounts disable`); nil while it is enabled.
+    /// A disabled account has no sessions and its logins are refused, until it is enabled again.
+    var disabledAt: Date? = nil
 }
 
 /// A credential row: what §7.1 step 28 stores and §7.2 reads and updates.
@@ -37,20 +40,6 @@ struct CredentialRecord: Sendable, Equatable {
     var createdOrigin: String? = nil
 }
 
-
-/// What a verified login writes besides consuming its challenge: the credential's new state (the counter
-/// moves only from the value the verification compared against) and the session it opens.
-struct LoginWrites: Sendable {
-    let signCount: UInt32
-    let backupState: Bool
-    let userVerified: Bool
-    let session: NewSession
-    /// The counter did not grow and the policy lets the login through (`--sign-count warn`): nothing is
-    /// written for it (the stored counter never goes back), the service reports it.
-    var possibleClone = false
-    /// BS differs from the stored value: the row's `backup_state_changed_at` is set to the login's time.
-    var backupStateChanged = false
-}
 
 /// A session about to be stored: only the token's hash reaches the database.
 struct NewSession: Sendable {

@@ -6,6 +6,7 @@ import SQLKit
 /// hands it to the `CommitGroup`, which commits the transactions that arrive together once.
 struct SQLiteCeremonyStorage: CeremonyStorage {
     let connections: DatabaseConnections
+    let audit: AuditTrail
 
     /// A login in one transaction (one commit, shared with its group): the challenge is marked used first,
     /// by one atomic statement, so of any number of concurrent finishes exactly one gets past it; the
@@ -26,14 +27,16 @@ struct SQLiteCeremonyStorage: CeremonyStorage {
                 }
                 let writes: LoginWrites
                 switch decide(credential, account) {
-                case .reject(let reason): throw Unfinished(outcome: .rejected(reason))
+                case .reject(let reason): throw Unfinished(outcome: .rejected(reason, accountId: account.id))
+                case .accountDisabled: throw Unfinished(outcome: .accountDisabled(accountId: account.id))
                 case .accept(let accepted): writes = accepted
                 }
                 let moved = try await db.changedRows(StoreQuery(
                     SQL.recordLogin, .integer(Int64(writes.signCount)), .integer(writes.backupState), .integer(writes.userVerified),
                     .milliseconds(writes.session.createdAt), .blob(credential.id), .integer(Int64(credential.signCount))))
-                guard moved == 1 else { throw Unfinished(outcome: .signCountMoved) }
+                guard moved == 1 else { throw Unfinished(outcome: .signCountMoved(accountId: account.id)) }
                 try await CeremonySteps.insert(writes.session, on: db)
+                try await audit.append(writes.events, on: db)
                 return .completed(account, writes)
             }
         } catch let unfinished as Unfinished {

@@ -9,12 +9,17 @@ struct Store: Sendable {
     /// Registration's and login's writes, in the order that suits the database (`CeremonyStorage`),
     /// chosen here once.
     let ceremonies: any CeremonyStorage
+    /// Writes the audit events of a unit of work in its transaction (and queues them for webhooks).
+    let audit: AuditTrail
 
-    init(connections: DatabaseConnections) {
+    /// A store over `connections`; `webhookEndpoints` are the ids of the webhook endpoints every audit
+    /// event is queued for (none by default).
+    init(connections: DatabaseConnections, webhookEndpoints: [String] = []) {
         self.connections = connections
+        self.audit = AuditTrail(webhookEndpoints: webhookEndpoints)
         switch connections.flavor {
-        case .sqlite: ceremonies = SQLiteCeremonyStorage(connections: connections)
-        case .postgres: ceremonies = PostgresCeremonyStorage(connections: connections)
+        case .sqlite: ceremonies = SQLiteCeremonyStorage(connections: connections, audit: audit)
+        case .postgres: ceremonies = PostgresCeremonyStorage(connections: connections, audit: audit)
         }
     }
 
@@ -108,23 +113,32 @@ struct Store: Sendable {
         }
     }
 
-    func updateAccount(id: String, displayName: String?, credo: String?, now: Date) async throws -> AccountRecord? {
+    /// Changes the account's display name, credo or both; `event` (`account.updated`) is written with the
+    /// change, and nothing when there is no such account.
+    func updateAccount(id: String, displayName: String?, credo: String?, now: Date, event: AuditEvent) async throws -> AccountRecord? {
         try await connections.transaction { db in
             guard var account = try await db.first(StoreQuery(SQL.account, .text(id))).map(AccountRecord.init(row:)) else { return nil }
             if let displayName { account.displayName = displayName }
             if let credo { account.credo = credo }
             account.updatedAt = now
             try await db.run(StoreQuery(SQL.updateAccount, .text(account.displayName), .text(account.credo), .milliseconds(now), .text(id)))
+            try await audit.append([event], on: db)
             return account
         }
     }
 
-    /// Deletes the account; its credentials and sessions go with it (`SQL.deleteAccount`).
-    func deleteAccount(id: String) async throws {
+    /// Deletes the account; its credentials and sessions go with it (`SQL.deleteAccount`). `event`
+    /// (`account.deleted`) is written with it when the account was there. False when it was not.
+    @discardableResult
+    func deleteAccount(id: String, event: AuditEvent) async throws -> Bool {
         try await connections.transaction { db in
+            var deleted = 0
             for statement in SQL.deleteAccount {
-                try await db.run(StoreQuery(statement, .text(id)))
+                deleted = try await db.changedRows(StoreQuery(statement, .text(id)))
             }
+            guard deleted == 1 else { return false }
+            try await audit.append([event], on: db)
+            return true
         }
     }
 
@@ -140,9 +154,15 @@ struct Store: Sendable {
         }
     }
 
-    func renameCredential(id: [UInt8], accountId: String, name: String) async throws -> CredentialRecord? {
-        try await connections.withConnection { db in
-            try await db.first(StoreQuery(SQL.renameCredential, .text(name), .blob(id), .text(accountId))).map(CredentialRecord.init(row:))
+    /// Renames one of the account's passkeys, writing `event` (`passkey.renamed`) with the change; nil
+    /// (and no event) when the account has no such passkey.
+    func renameCredential(id: [UInt8], accountId: String, name: String, event: AuditEvent) async throws -> CredentialRecord? {
+        try await connections.transaction { db in
+            guard let renamed = try await db.first(StoreQuery(SQL.renameCredential, .text(name), .blob(id), .text(accountId)))
+                .map(CredentialRecord.init(row:))
+            else { return nil }
+            try await audit.append([event], on: db)
+            return renamed
         }
     }
 
@@ -151,7 +171,8 @@ struct Store: Sendable {
     /// Deletes one of the account's credentials unless it is the last one (the account would be locked out),
     /// and ends the sessions it opened — all but the caller's (`keepingSession`, a token hash): whoever
     /// removes a lost or stolen passkey wants the sessions made with it gone, and stays signed in.
-    func deleteCredential(id: [UInt8], accountId: String, keepingSession: [UInt8]) async throws -> DeleteCredentialOutcome {
+    /// `event` (`passkey.removed`) is written when it was deleted.
+    func deleteCredential(id: [UInt8], accountId: String, keepingSession: [UInt8], event: AuditEvent) async throws -> DeleteCredentialOutcome {
         try await connections.transaction { db in
             // The account's row is locked first (PostgreSQL; SQLite's write transaction already excludes
             // every other writer), so two deletions of the account's last two passkeys cannot both count
@@ -163,6 +184,7 @@ struct Store: Sendable {
             guard ids.count > 1 else { return .lastPasskey }
             try await db.run(StoreQuery(SQL.deleteCredential, .blob(id), .text(accountId)))
             try await db.run(StoreQuery(SQL.deleteCredentialSessions, .blob(id), .blob(keepingSession), .text(accountId)))
+            try await audit.append([event], on: db)
             return .deleted
         }
     }
@@ -219,16 +241,23 @@ struct Store: Sendable {
         }
     }
 
-    /// Ends every session of the account ("sign out everywhere").
-    func deleteSessions(accountId: String) async throws {
-        try await connections.withConnection { db in
-            try await db.run(StoreQuery(SQL.deleteAccountSessions, .text(accountId)))
+    /// Ends every session of the account ("sign out everywhere", an operator's revocation), writing
+    /// `event` (`sessions.revoked`, its detail counting them) with it. Returns how many ended.
+    @discardableResult
+    func deleteSessions(accountId: String, event: @escaping @Sendable (Int) -> AuditEvent) async throws -> Int {
+        try await connections.transaction { db in
+            let ended = try await db.changedRows(StoreQuery(SQL.deleteAccountSessions, .text(accountId)))
+            try await audit.append([event(ended)], on: db)
+            return ended
         }
     }
 
-    func deleteSession(tokenHash: [UInt8]) async throws {
-        try await connections.withConnection { db in
-            try await db.run(StoreQuery(SQL.deleteSession, .blob(tokenHash)))
+    /// Ends one session; `event` (`session.ended`, given the session's account) is written when there
+    /// was one.
+    func deleteSession(tokenHash: [UInt8], event: (@Sendable (String) -> AuditEvent)?) async throws {
+        try await connections.transaction { db in
+            guard let row = try await db.first(StoreQuery(SQL.deleteSession, .blob(tokenHash))), let event else { return }
+            try await audit.append([event(try row.decode(column: "account_id", as: String.self))], on: db)
         }
     }
 

@@ -22,7 +22,8 @@ enum SQL {
     static let insertAccount = StoreStatement("""
         INSERT INTO accounts (id, user_handle, display_name, credo, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
         """)
-    static let account = StoreStatement("SELECT id, user_handle, display_name, credo, created_at, updated_at FROM accounts WHERE id = $1")
+    static let accountColumns = "id, user_handle, display_name, credo, created_at, updated_at, disabled_at"
+    static let account = StoreStatement("SELECT \(accountColumns) FROM accounts WHERE id = $1")
     /// A write to the account's row that changes nothing: in PostgreSQL it holds the row's lock until the
     /// transaction ends (SQLite has no `FOR UPDATE`; this works on both).
     static let lockAccount = StoreStatement("UPDATE accounts SET updated_at = updated_at WHERE id = $1")
@@ -30,9 +31,9 @@ enum SQL {
     /// An account's rows, children first (foreign keys cascade too; these make it explicit for a database
     /// opened without them).
     static let deleteAccount = [
-        StoreStatement("DELETE FROM sessions WHERE account_id = $1"),
-        StoreStatement("DELETE FROM credentials WHERE account_id = $1"),
-        StoreStatement("DELETE FROM accounts WHERE id = $1"),
+        StoreStatement("DELETE FROM sessions WHERE account_id = $1 RETURNING account_id"),
+        StoreStatement("DELETE FROM credentials WHERE account_id = $1 RETURNING account_id"),
+        StoreStatement("DELETE FROM accounts WHERE id = $1 RETURNING id"),
     ]
 
     // MARK: Credentials
@@ -55,7 +56,7 @@ enum SQL {
     static let credentialWithAccount = StoreStatement("""
         SELECT \(credentialColumns.split(separator: ",").map { "c." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", ")),
                a.user_handle AS a_user_handle, a.display_name AS a_display_name, a.credo AS a_credo,
-               a.created_at AS a_created_at, a.updated_at AS a_updated_at
+               a.created_at AS a_created_at, a.updated_at AS a_updated_at, a.disabled_at AS a_disabled_at
         FROM credentials c JOIN accounts a ON a.id = c.account_id WHERE c.id = $1
         """, preparedOnPostgres: CredentialWithAccountOnPostgres.self)
     /// A login's update: the counter moves only from the value the verification compared against ($6).
@@ -71,7 +72,10 @@ enum SQL {
     /// only if that mark is new does the counter move, from the value the verification saw ($8); only if
     /// it moved is the session ($9, expiring $10) stored. A racing finish of the same challenge waits on
     /// the mark's key and then finds it taken, so of any number exactly one moves on. `used` is 0 when the
-    /// challenge had completed a login already; `stored` is 0 when the counter had moved.
+    /// challenge had completed a login already; `stored` is 0 when the counter had moved. With the
+    /// session go the login's audit events — kind and detail of each in the JSON array $15, the rest
+    /// shared: actor $11, client address $12, user agent $13, request id $14 — and their webhook outbox
+    /// rows, one per endpoint id in the comma-separated $16 (empty: no webhooks).
     /// (PostgreSQL only: SQLite has no writes inside WITH, and its transaction costs no round trips.)
     static let finishLoginAtOnce = StoreStatement("""
         WITH used AS (
@@ -85,6 +89,15 @@ enum SQL {
             INSERT INTO sessions (token_hash, account_id, created_at, expires_at, credential_id, user_verified)
             SELECT $9, account_id, $6, $10, $7, $5 FROM moved
             RETURNING token_hash
+        ), audited AS (
+            INSERT INTO audit_events (at, event, account_id, credential_id, actor, client_address, user_agent, request_id, detail)
+            SELECT $6, e.event, m.account_id, $7, $11, $12, $13, $14, e.detail
+            FROM moved m, json_to_recordset($15::json) AS e(event text, detail text)
+            RETURNING id
+        ), queued AS (
+            INSERT INTO webhook_outbox (audit_id, endpoint, attempts, next_attempt_at)
+            SELECT a.id, endpoint, 0, $6 FROM audited a, unnest(string_to_array($16, ',')) AS endpoint
+            RETURNING audit_id
         )
         SELECT (SELECT count(*) FROM used) AS used, (SELECT count(*) FROM stored) AS stored
         """, preparedOnPostgres: FinishLoginOnPostgres.self)
@@ -98,7 +111,8 @@ enum SQL {
         "INSERT INTO sessions (token_hash, account_id, created_at, expires_at, credential_id, user_verified) VALUES ($1, $2, $3, $4, $5, $6)")
     private static let sessionDetailColumns = """
         SELECT s.token_hash, s.account_id, s.created_at, s.expires_at, s.user_verified, c.backup_eligible
-        FROM sessions s LEFT JOIN credentials c ON c.id = s.credential_id
+        FROM sessions s JOIN accounts a ON a.id = s.account_id AND a.disabled_at IS NULL
+        LEFT JOIN credentials c ON c.id = s.credential_id
         """
     /// A live session and the passkey that opened it, by the token's hash.
     static let sessionDetails = StoreStatement("\(sessionDetailColumns) WHERE s.token_hash = $1 AND s.expires_at > $2")
@@ -110,14 +124,15 @@ enum SQL {
     /// through the index by account, there being none by passkey.
     static let deleteCredentialSessions = StoreStatement(
         "DELETE FROM sessions WHERE account_id = $3 AND credential_id = $1 AND token_hash <> $2")
-    static let deleteAccountSessions = StoreStatement("DELETE FROM sessions WHERE account_id = $1")
+    static let deleteAccountSessions = StoreStatement("DELETE FROM sessions WHERE account_id = $1 RETURNING account_id")
     static let sessionAccount = StoreStatement("SELECT account_id FROM sessions WHERE token_hash = $1 AND expires_at > $2")
     /// The account of a live session, in one read: what authenticates a request to Latchkey's own routes.
     static let sessionAccountRecord = StoreStatement("""
-        SELECT a.id, a.user_handle, a.display_name, a.credo, a.created_at, a.updated_at
-        FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.token_hash = $1 AND s.expires_at > $2
+        SELECT a.id, a.user_handle, a.display_name, a.credo, a.created_at, a.updated_at, a.disabled_at
+        FROM sessions s JOIN accounts a ON a.id = s.account_id
+        WHERE s.token_hash = $1 AND s.expires_at > $2 AND a.disabled_at IS NULL
         """)
-    static let deleteSession = StoreStatement("DELETE FROM sessions WHERE token_hash = $1")
+    static let deleteSession = StoreStatement("DELETE FROM sessions WHERE token_hash = $1 RETURNING account_id")
     static let purgeSessions = StoreStatement("DELETE FROM sessions WHERE expires_at <= $1")
 
     // MARK: State the instances share

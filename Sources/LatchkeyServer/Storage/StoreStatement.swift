@@ -101,6 +101,10 @@ struct StoreQuery: SQLExpression {
     let values: [StoreValue]
 
     init(_ statement: StoreStatement, _ values: StoreValue...) {
+        self.init(statement, values: values)
+    }
+
+    init(_ statement: StoreStatement, values: [StoreValue]) {
         precondition(values.count == statement.valueCount, "a store statement's values do not match its placeholders")
         self.statement = statement
         self.values = values

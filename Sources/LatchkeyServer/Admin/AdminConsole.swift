@@ -1,0 +1,258 @@
+import Foundation
+import LatchkeyAPI
+import Logging
+import NIOPosix
+import WebAuthn
+
+/// `latchkey admin`: the operator's operations (`AdminService`) on the database directly — no running
+/// server, no key. Each method answers the text to print: a table for people, or with `json` the same
+/// document the admin API answers. Changes are audited with the actor `cli`.
+package struct AdminConsole: Sendable {
+    let service: AdminService
+    let connections: DatabaseConnections
+
+    /// A refusal, as a sentence and the API's error code (`unknown_account`, `last_passkey`, …).
+    package struct Refusal: Error, CustomStringConvertible {
+        package let code: String
+        package let message: String
+        package var description: String { message }
+    }
+
+    /// Opens (and migrates, like `serve`) the configured database.
+    package static func open(configuration: ServerConfiguration, now: @escaping @Sendable () -> Date = { Date() }) async throws -> AdminConsole {
+        var logger = Logger(label: "latchkey-admin")
+        logger.logLevel = .critical
+        let connections: DatabaseConnections
+        do {
+            connections = try DatabaseConnections.open(
+                configuration.database, limits: configuration.databaseLimits, logger: logger, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        } catch {
+            throw ServerConfiguration.Invalid(description: "the database URL \(configuration.database) cannot be used")
+        }
+        do {
+            try await Migrations.run(on: connections)
+        } catch {
+            try? await connections.shutdown()
+            throw ServerConfiguration.Invalid(
+                description: "the database \(configuration.database) cannot be opened (\(DatabaseFailure.summary(error)))")
+        }
+        let service = AdminService(
+            store: Store(connections: connections), providers: try PasskeyProviders.bundled(), androidApps: configuration.androidApps, now: now)
+        return AdminConsole(service: service, connections: connections)
+    }
+
+    package func close() async {
+        try? await connections.shutdown()
+    }
+
+    private func run<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as APIError {
+            throw Refusal(code: error.code, message: error.message)
+        }
+    }
+
+    private static func json(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONResponse.encoder.encode(value), as: UTF8.self)
+    }
+
+    // MARK: Accounts
+
+    package func searchAccounts(
+        text: String, provider: String?, lastLoginFrom: String?, lastLoginBefore: String?, after: String, limit: Int, json: Bool
+    ) async throws -> String {
+        try await run {
+            var search = Store.AccountSearch()
+            search.text = text
+            if let provider {
+                guard let aaguid = service.aaguids(provider: provider).first else {
+                    throw APIError(.invalidParameter, "No provider in the bundled list is called \(provider), and it is not an AAGUID.")
+                }
+                search.aaguid = aaguid
+            }
+            search.lastLoginFrom = try Self.time(lastLoginFrom, "--last-login-from")
+            search.lastLoginBefore = try Self.time(lastLoginBefore, "--last-login-before")
+            search.after = after
+            search.limit = limit
+            let page = try await service.accounts(search)
+            if json { return try Self.json(page) }
+            var lines = Table(["ID", "DISPLAY NAME", "PASSKEYS", "SESSIONS", "LAST LOGIN", "STATE"])
+            for account in page.accounts {
+                lines.add([
+                    account.id, account.displayName, "\(account.passkeys)", "\(account.sessions)", Self.text(account.lastLoginAt),
+                    account.disabledAt == nil ? "enabled" : "disabled " + Self.text(account.disabledAt),
+                ])
+            }
+            return lines.text + (page.next.map { "\nMore: --after \($0)" } ?? "")
+        }
+    }
+
+    package func showAccount(id: String, json: Bool) async throws -> String {
+        try await run { try Self.render(try await service.account(id: id), json: json) }
+    }
+
+    package func disable(accountId: String, json: Bool) async throws -> String {
+        try await run { try Self.render(try await service.disable(accountId: accountId, origin: .cli), json: json) }
+    }
+
+    package func enable(accountId: String, json: Bool) async throws -> String {
+        try await run { try Self.render(try await service.enable(accountId: accountId, origin: .cli), json: json) }
+    }
+
+    package func delete(accountId: String) async throws -> String {
+        try await run {
+            try await service.delete(accountId: accountId, origin: .cli)
+            return "Deleted account \(accountId), its passkeys and sessions."
+        }
+    }
+
+    package func removePasskey(id: String, allowLast: Bool) async throws -> String {
+        try await run {
+            guard let bytes = Base64URL.decode(id), !bytes.isEmpty else {
+                throw APIError(.invalidPasskeyId, "The passkey id must be base64url (as latchkey admin accounts show prints it).")
+            }
+            try await service.removePasskey(id: bytes, allowLast: allowLast, origin: .cli)
+            return "Removed passkey \(id); the sessions it opened have ended."
+        }
+    }
+
+    package func revokeSessions(accountId: String) async throws -> String {
+        try await run {
+            let ended = try await service.revokeSessions(accountId: accountId, origin: .cli)
+            return "Ended \(ended) session\(ended == 1 ? "" : "s") of account \(accountId)."
+        }
+    }
+
+    // MARK: Audit trail
+
+    package func audit(account: String?, event: String?, since: String?, before: Int64?, limit: Int, json: Bool) async throws -> String {
+        try await run {
+            var query = Store.AuditQuery(accountId: account, since: try Self.time(since, "--since"), before: before, limit: limit)
+            if let event {
+                guard let kind = AuditEvent.Kind(rawValue: event) else {
+                    throw APIError(.invalidParameter, "--event must be one of: \(AuditEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                query.kind = kind
+            }
+            let page = try await service.events(query)
+            if json { return try Self.json(page) }
+            var lines = Table(["ID", "TIME", "EVENT", "ACCOUNT", "ACTOR", "ADDRESS", "DETAIL"])
+            for event in page.events {
+                let detail = event.detail.keys.sorted().map { key in "\(key)=\(Self.text(event.detail[key]))" }.joined(separator: " ")
+                lines.add([event.id, Self.text(event.at), event.event, event.accountId ?? "-", event.actor, event.clientAddress ?? "-", detail])
+            }
+            return lines.text + (page.next.map { "\nMore: --before \($0)" } ?? "")
+        }
+    }
+
+    // MARK: Admin keys
+
+    package func createKey(scope: String, name: String, json: Bool) async throws -> String {
+        try await run {
+            guard let scope = AdminKeyRecord.Scope(rawValue: scope) else {
+                throw APIError(.invalidField, "--scope must be read, write or recovery.")
+            }
+            let created = try await service.createKey(scope: scope, name: name, origin: .cli)
+            if json { return try Self.json(created) }
+            return """
+                Created admin key \(created.key.id) (\(created.key.scope), "\(created.key.name)"). Its secret, shown this once:
+
+                    \(created.secret)
+
+                Present it as Authorization: Bearer <secret> to /api/admin/…; only its SHA-256 is stored.
+                """
+        }
+    }
+
+    package func keys(json: Bool) async throws -> String {
+        try await run {
+            let keys = try await service.keys()
+            if json { return try Self.json(keys) }
+            var lines = Table(["ID", "SCOPE", "NAME", "CREATED", "BY", "LAST USED", "REVOKED"])
+            for key in keys {
+                lines.add([key.id, key.scope, key.name, Self.text(key.createdAt), key.createdBy, Self.text(key.lastUsedAt), Self.text(key.revokedAt)])
+            }
+            return lines.text
+        }
+    }
+
+    package func revokeKey(id: String) async throws -> String {
+        try await run {
+            try await service.revokeKey(id: id, origin: .cli)
+            return "Revoked admin key \(id); requests presenting it now get 401."
+        }
+    }
+
+    // MARK: Text
+
+    private static func render(_ detail: AdminAccountDetailJSON, json: Bool) throws -> String {
+        if json { return try Self.json(detail) }
+        let account = detail.account
+        var text = """
+            Account      \(account.id)
+            Display name \(account.displayName)
+            Created      \(Self.text(account.createdAt))
+            Last login   \(Self.text(account.lastLoginAt))
+            State        \(account.disabledAt == nil ? "enabled" : "disabled since " + Self.text(account.disabledAt))
+
+            """
+        var passkeys = Table(["PASSKEY ID", "NAME", "PROVIDER", "CREATED", "LAST USED", "SYNCED"])
+        for passkey in detail.passkeys {
+            passkeys.add([
+                passkey.id, passkey.name, passkey.provider?.name ?? passkey.aaguid, Self.text(passkey.createdAt), Self.text(passkey.lastUsedAt),
+                passkey.backedUp ? "yes" : "no",
+            ])
+        }
+        var sessions = Table(["SESSION", "CREATED", "EXPIRES", "PASSKEY", "UV"])
+        for session in detail.sessions {
+            sessions.add([session.sid, Self.text(session.createdAt), Self.text(session.expiresAt), session.passkeyId ?? "-", session.userVerified ? "yes" : "no"])
+        }
+        text += "\nPasskeys (\(detail.passkeys.count))\n" + passkeys.text + "\n\nSessions (\(detail.sessions.count))\n" + sessions.text
+        return text
+    }
+
+    static func text(_ date: Date?) -> String {
+        guard let date else { return "-" }
+        return date.formatted(.iso8601)
+    }
+
+    static func text(_ value: AuditDetailValue?) -> String {
+        switch value {
+        case .text(let text): return text.contains(" ") ? "\"\(text)\"" : text
+        case .number(let number): return "\(number)"
+        case .flag(let flag): return "\(flag)"
+        case nil: return ""
+        }
+    }
+
+    static func time(_ text: String?, _ name: String) throws -> Date? {
+        guard let text else { return nil }
+        guard let date = APIQuery.time(text) else {
+            throw APIError(.invalidParameter, "\(name) must be an ISO 8601 time such as 2026-11-25T10:00:00Z, or a date such as 2026-11-25.")
+        }
+        return date
+    }
+}
+
+/// Columns padded to their widest cell, for people reading a terminal.
+struct Table {
+    private var rows: [[String]]
+
+    init(_ header: [String]) {
+        rows = [header]
+    }
+
+    mutating func add(_ row: [String]) {
+        rows.append(row.map { $0.replacingOccurrences(of: "\n", with: " ") })
+    }
+
+    var text: String {
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        return rows.map { row in
+            row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  ")
+        }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Hummingbird
+import LatchkeyAPI
+import WebAuthn
+
+/// `/api/admin/…`: the admin API, every route behind `AdminKeyMiddleware`. The same operations as
+/// `latchkey admin` (both run `AdminService`).
+struct AdminController: Sendable {
+    let admin: AdminService
+    let trustForwardedFor: Bool
+
+    func routes<Context: LatchkeyRequestContext>() -> RouteCollection<Context> {
+        let routes = RouteCollection(context: Context.self).add(middleware: AdminKeyMiddleware<Context>(admin: admin))
+        routes.get("accounts") { request, _ in try await admin.accounts(try search(request)) }
+        routes.get("accounts/:id") { _, context in try await admin.account(id: try context.parameters.require("id")) }
+        routes.post("accounts/:id/disable") { request, context in
+            try await admin.disable(accountId: try context.parameters.require("id"), origin: origin(request, context))
+        }
+        routes.post("accounts/:id/enable") { request, context in
+            try await admin.enable(accountId: try context.parameters.require("id"), origin: origin(request, context))
+        }
+        routes.delete("accounts/:id") { request, context in
+            try await admin.delete(accountId: try context.parameters.require("id"), origin: origin(request, context))
+            return NoContent()
+        }
+        routes.delete("accounts/:id/sessions") { request, context in
+            SessionsEnded(ended: try await admin.revokeSessions(accountId: try context.parameters.require("id"), origin: origin(request, context)))
+        }
+        routes.delete("passkeys/:id") { request, context in
+            guard let id = Base64URL.decode(try context.parameters.require("id")), !id.isEmpty else {
+                throw APIError(.invalidPasskeyId, "The passkey id in the path must be base64url.")
+            }
+            let query = APIQuery(request.uri.queryParameters)
+            try await admin.removePasskey(id: id, allowLast: try query.flag("allowLast"), origin: origin(request, context))
+            return NoContent()
+        }
+        routes.get("audit") { request, _ in try await admin.events(try auditQuery(request)) }
+        routes.get("keys") { _, _ in JSONArrayBody(elements: try await admin.keys()) }
+        routes.post("keys") { request, context in
+            let body = try await RequestBody.decode(AdminKeyRequest.self, from: request)
+            guard let scope = AdminKeyRecord.Scope(rawValue: body.scope) else {
+                throw APIError(.invalidField, "scope must be read, write or recovery.")
+            }
+            // A key makes keys of its own scope or less: a write key cannot mint a recovery key.
+            guard let caller = AdminCaller.key, caller.scope.allows(scope) else {
+                throw APIError(.insufficientScope, "A \(AdminCaller.key?.scope.rawValue ?? "") key cannot create a \(scope.rawValue) key; use latchkey admin keys create.")
+            }
+            return APIReply(status: .created, body: try await admin.createKey(scope: scope, name: body.name, origin: origin(request, context)))
+        }
+        routes.delete("keys/:id") { request, context in
+            try await admin.revokeKey(id: try context.parameters.require("id"), origin: origin(request, context))
+            return NoContent()
+        }
+        return routes
+    }
+
+    /// The admin key's origin: `admin:<key id>`, from where the request came.
+    private func origin(_ request: Request, _ context: some RequestContext) -> AuditOrigin {
+        AuditOrigin(request, context: context, actor: "admin:\(AdminCaller.key?.id ?? "?")", trustForwardedFor: trustForwardedFor)
+    }
+
+    private func search(_ request: Request) throws -> Store.AccountSearch {
+        let query = APIQuery(request.uri.queryParameters)
+        var search = Store.AccountSearch()
+        search.text = try query.text("q") ?? ""
+        if let provider = try query.text("provider") {
+            let aaguids = admin.aaguids(provider: provider)
+            guard let first = aaguids.first else {
+                throw APIError(.invalidParameter, "provider must be an AAGUID or a provider's name from the bundled list.")
+            }
+            // A name several AAGUIDs share: the search takes the first (the list's providers have one each, mostly).
+            search.aaguid = first
+        }
+        search.lastLoginFrom = try query.time("lastLoginFrom")
+        search.lastLoginBefore = try query.time("lastLoginBefore")
+        search.after = try query.text("cursor") ?? ""
+        search.limit = try query.limit()
+        return search
+    }
+
+    private func auditQuery(_ request: Request) throws -> Store.AuditQuery {
+        let query = APIQuery(request.uri.queryParameters)
+        var audit = Store.AuditQuery()
+        audit.accountId = try query.text("account")
+        if let name = try query.text("event") {
+            guard let kind = AuditEvent.Kind(rawValue: name) else {
+                throw APIError(.invalidParameter, "event must be one of: \(AuditEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            audit.kind = kind
+        }
+        audit.since = try query.time("since")
+        audit.before = try query.cursor()
+        audit.limit = try query.limit()
+        return audit
+    }
+}
+
+/// `DELETE /api/admin/accounts/{id}/sessions`: how many sessions ended.
+struct SessionsEnded: APIResponseBody {
+    let ended: Int
+}

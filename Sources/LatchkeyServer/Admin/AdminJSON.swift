@@ -1,0 +1,226 @@
+import Foundation
+import WebAuthn
+
+// What the admin API answers and `latchkey admin … --json` prints: one set of types, so that a script
+// reads the same document from either (`JSONResponse.encoder`'s style: sorted keys, ISO 8601 dates).
+
+/// An account as an operator sees it in a list.
+struct AdminAccountJSON: APIResponseBody, Equatable {
+    let id: String
+    let displayName: String
+    let createdAt: Date
+    let updatedAt: Date
+    /// When it was disabled; null while enabled.
+    let disabledAt: Date?
+    let passkeys: Int
+    /// Live sessions.
+    let sessions: Int
+    /// The last login with any of its passkeys; null if it never signed in after registering.
+    let lastLoginAt: Date?
+
+    init(_ summary: Store.AccountSummary) {
+        id = summary.account.id
+        displayName = summary.account.displayName
+        createdAt = summary.account.createdAt
+        updatedAt = summary.account.updatedAt
+        disabledAt = summary.account.disabledAt
+        passkeys = summary.passkeys
+        sessions = summary.sessions
+        lastLoginAt = summary.lastLoginAt
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(displayName, forKey: .displayName)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(updatedAt, forKey: .updatedAt)
+        try c.encode(disabledAt, forKey: .disabledAt)
+        try c.encode(passkeys, forKey: .passkeys)
+        try c.encode(sessions, forKey: .sessions)
+        try c.encode(lastLoginAt, forKey: .lastLoginAt)
+    }
+
+    enum CodingKeys: String, CodingKey { case id, displayName, createdAt, updatedAt, disabledAt, passkeys, sessions, lastLoginAt }
+}
+
+/// A page of accounts; `next` is the cursor of the page after (null on the last).
+struct AdminAccountPageJSON: APIResponseBody, Equatable {
+    let accounts: [AdminAccountJSON]
+    let next: String?
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(accounts, forKey: .accounts)
+        try c.encode(next, forKey: .next)
+    }
+
+    enum CodingKeys: String, CodingKey { case accounts, next }
+}
+
+/// One account with its passkeys and live sessions.
+struct AdminAccountDetailJSON: APIResponseBody {
+    let account: AdminAccountJSON
+    let credo: String
+    let passkeys: [PasskeyJSON]
+    let sessions: [AdminSessionJSON]
+}
+
+/// A live session: never its token, only the first bytes of the token's hash (an access token's `sid`).
+struct AdminSessionJSON: APIResponseBody, Equatable {
+    let sid: String
+    let createdAt: Date
+    let expiresAt: Date
+    /// The passkey that opened it (base64url); null for sessions from before that was recorded.
+    let passkeyId: String?
+    let userVerified: Bool
+
+    init(_ session: Store.SessionSummary) {
+        sid = session.sid.map { String(format: "%02x", $0) }.joined()
+        createdAt = session.createdAt
+        expiresAt = session.expiresAt
+        passkeyId = session.credentialId.map(Base64URL.encode)
+        userVerified = session.userVerified
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(sid, forKey: .sid)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(expiresAt, forKey: .expiresAt)
+        try c.encode(passkeyId, forKey: .passkeyId)
+        try c.encode(userVerified, forKey: .userVerified)
+    }
+
+    enum CodingKeys: String, CodingKey { case sid, createdAt, expiresAt, passkeyId, userVerified }
+}
+
+/// An admin key as listed: never its secret or the secret's hash.
+struct AdminKeyJSON: APIResponseBody, Equatable {
+    let id: String
+    let name: String
+    let scope: String
+    let createdAt: Date
+    let createdBy: String
+    let lastUsedAt: Date?
+    let revokedAt: Date?
+
+    init(_ key: AdminKeyRecord) {
+        id = key.id
+        name = key.name
+        scope = key.scope.rawValue
+        createdAt = key.createdAt
+        createdBy = key.createdBy
+        lastUsedAt = key.lastUsedAt
+        revokedAt = key.revokedAt
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(name, forKey: .name)
+        try c.encode(scope, forKey: .scope)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(createdBy, forKey: .createdBy)
+        try c.encode(lastUsedAt, forKey: .lastUsedAt)
+        try c.encode(revokedAt, forKey: .revokedAt)
+    }
+
+    enum CodingKeys: String, CodingKey { case id, name, scope, createdAt, createdBy, lastUsedAt, revokedAt }
+}
+
+/// A new admin key: the only time its secret is shown.
+struct AdminKeyCreatedJSON: APIResponseBody {
+    let key: AdminKeyJSON
+    let secret: String
+}
+
+/// One event of the audit trail.
+struct AuditEventJSON: APIResponseBody, Equatable {
+    let id: String
+    let at: Date
+    let event: String
+    let accountId: String?
+    let passkeyId: String?
+    let actor: String
+    let clientAddress: String?
+    let userAgent: String?
+    let requestId: String?
+    let detail: [String: AuditDetailValue]
+
+    init(_ event: AuditEvent) {
+        id = event.id.map(String.init) ?? ""
+        at = event.at
+        self.event = event.kind.rawValue
+        accountId = event.accountId
+        passkeyId = event.credentialId.map(Base64URL.encode)
+        actor = event.origin.actor
+        clientAddress = event.origin.clientAddress
+        userAgent = event.origin.userAgent
+        requestId = event.origin.requestId
+        detail = AuditDetailValue.object(event.detail)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(at, forKey: .at)
+        try c.encode(event, forKey: .event)
+        try c.encode(accountId, forKey: .accountId)
+        try c.encode(passkeyId, forKey: .passkeyId)
+        try c.encode(actor, forKey: .actor)
+        try c.encode(clientAddress, forKey: .clientAddress)
+        try c.encode(userAgent, forKey: .userAgent)
+        try c.encode(requestId, forKey: .requestId)
+        try c.encode(detail, forKey: .detail)
+    }
+
+    enum CodingKeys: String, CodingKey { case id, at, event, accountId, passkeyId, actor, clientAddress, userAgent, requestId, detail }
+}
+
+/// A page of events, newest first; `next` is the cursor of the page after (null on the last).
+struct AuditEventPageJSON: APIResponseBody {
+    let events: [AuditEventJSON]
+    let next: String?
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(events, forKey: .events)
+        try c.encode(next, forKey: .next)
+    }
+
+    enum CodingKeys: String, CodingKey { case events, next }
+}
+
+/// A value of an event's detail: the trail writes only strings, whole numbers and flags (`AuditDetail`).
+enum AuditDetailValue: Codable, Equatable, Sendable {
+    case text(String)
+    case number(Int)
+    case flag(Bool)
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        // JSONDecoder reads a Bool only from true or false, and an Int only from a number.
+        if let flag = try? c.decode(Bool.self) {
+            self = .flag(flag)
+        } else if let number = try? c.decode(Int.self) {
+            self = .number(number)
+        } else {
+            self = .text(try c.decode(String.self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .text(let text): try c.encode(text)
+        case .number(let number): try c.encode(number)
+        case .flag(let flag): try c.encode(flag)
+        }
+    }
+
+    /// The stored detail text as values (the trail's own JSON; empty if it were ever unreadable).
+    static func object(_ text: String) -> [String: AuditDetailValue] {
+        (try? JSONDecoder().decode([String: AuditDetailValue].self, from: Data(text.utf8))) ?? [:]
+    }
+}

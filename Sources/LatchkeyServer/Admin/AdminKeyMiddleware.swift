@@ -1,0 +1,37 @@
+import HTTPTypes
+import Hummingbird
+import LatchkeyAPI
+
+/// The admin API's one gate: every route under `/api/admin` is behind it, so a route added later needs a
+/// key too. A request must present a live admin key (`Authorization: Bearer lk_admin_…`; 401
+/// `admin_key_invalid` when it is missing, unknown or revoked) whose scope covers the method: reading
+/// (GET) needs `read`, which every scope includes; anything else needs `write` (403
+/// `insufficient_scope`). The key is handed to the handler as `AdminCaller.key`, for the audit
+/// trail's actor.
+struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
+    let admin: AdminService
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.utf8.count <= AdminKeySecret.maximumLength + 7,
+              header.lowercased().hasPrefix("bearer "),
+              let key = try await admin.authenticate(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+        else {
+            var refusal = try APIError(.adminKeyInvalid, "Present a live admin key as Authorization: Bearer lk_admin_… (latchkey admin keys create).")
+                .response(from: request, context: context)
+            refusal.headers[.wwwAuthenticate] = "Bearer realm=\"latchkey-admin\""
+            return refusal
+        }
+        let needed: AdminKeyRecord.Scope = request.method == .get || request.method == .head ? .read : .write
+        guard key.scope.allows(needed) else {
+            throw APIError(.insufficientScope, "This admin key's scope is \(key.scope.rawValue); this operation needs a \(needed.rawValue) key.")
+        }
+        return try await AdminCaller.$key.withValue(key) {
+            try await next(request, context)
+        }
+    }
+}
+
+/// The admin key of the request being handled, set by `AdminKeyMiddleware` for the handler's task only.
+enum AdminCaller {
+    @TaskLocal static var key: AdminKeyRecord?
+}

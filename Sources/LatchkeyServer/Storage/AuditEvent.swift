@@ -1,0 +1,128 @@
+import Foundation
+
+/// One entry of the audit trail (`audit_events`): what happened to which account, who did it, and from
+/// where. The trail is append-only, and each entry is written in the transaction of the change it
+/// records, so it holds exactly the changes that happened: no entry for a change that rolled back, no
+/// change without its entry. It never holds a secret — no token, key, code or challenge; a credential id
+/// is public (every login response carries it).
+struct AuditEvent: Sendable, Equatable {
+    /// What happened. The raw values are the names people and programs read (`latchkey admin audit
+    /// --event`, the admin API, webhooks, `GET /api/account/events`): stable once shipped.
+    enum Kind: String, Sendable, CaseIterable, Codable {
+        case accountCreated = "account.created"
+        case accountUpdated = "account.updated"
+        case accountDeleted = "account.deleted"
+        case accountDisabled = "account.disabled"
+        case accountEnabled = "account.enabled"
+        case passkeyAdded = "passkey.added"
+        case passkeyRenamed = "passkey.renamed"
+        case passkeyRemoved = "passkey.removed"
+        case loginSucceeded = "login.succeeded"
+        /// A login with a known passkey refused; the detail names the WebAuthn step that failed.
+        case loginRefused = "login.refused"
+        /// The signature counter did not grow (§6.1.1): the passkey may have been cloned.
+        case possibleClone = "login.possible_clone"
+        /// A passkey's backup state (BS) changed at a login: it became synced, or stopped being.
+        case backupStateChanged = "passkey.backup_state_changed"
+        /// One session ended by its holder (log out).
+        case sessionEnded = "session.ended"
+        /// Every session of the account ended ("sign out everywhere", an operator's revocation).
+        case sessionsRevoked = "sessions.revoked"
+        case accessTokenIssued = "access_token.issued"
+        case adminKeyCreated = "admin_key.created"
+        case adminKeyRevoked = "admin_key.revoked"
+    }
+
+    /// The row's number, in the order rows were written (nil before it is stored).
+    var id: Int64? = nil
+    let at: Date
+    let kind: Kind
+    let accountId: String?
+    let credentialId: [UInt8]?
+    let origin: AuditOrigin
+    /// A few facts particular to the event (a passkey's new name, the step a login failed), as JSON
+    /// object text; `{}` when there are none.
+    let detail: String
+
+    init(id: Int64? = nil, at: Date, kind: Kind, accountId: String?, credentialId: [UInt8]? = nil, origin: AuditOrigin, detail: String = "{}") {
+        self.id = id
+        self.at = at
+        self.kind = kind
+        self.accountId = accountId
+        self.credentialId = credentialId
+        self.origin = origin
+        self.detail = detail
+    }
+}
+
+/// Who caused an audited change and from where: the actor, and for a change made over HTTP the client's
+/// address (as the rate limiter sees it), its `User-Agent` and the request's id (the one in the logs).
+struct AuditOrigin: Sendable, Equatable {
+    /// `person` (the account's holder, signed in), `anonymous` (a login that did not complete),
+    /// `admin:<key id>` (the admin API), `cli` (`latchkey admin` on the database) or `system`.
+    let actor: String
+    var clientAddress: String? = nil
+    var userAgent: String? = nil
+    var requestId: String? = nil
+
+    /// `latchkey admin`, working on the database directly.
+    static let cli = AuditOrigin(actor: "cli")
+    static let system = AuditOrigin(actor: "system")
+
+    /// A user agent is the caller's text: kept to a length that cannot grow a row much.
+    static let userAgentLimit = 256
+
+    init(actor: String, clientAddress: String? = nil, userAgent: String? = nil, requestId: String? = nil) {
+        self.actor = actor
+        self.clientAddress = clientAddress
+        self.userAgent = userAgent.map { String($0.prefix(Self.userAgentLimit)) }
+        self.requestId = requestId
+    }
+
+    /// The same origin with another actor (the signed-in person once a login completed).
+    func acting(as actor: String) -> AuditOrigin {
+        AuditOrigin(actor: actor, clientAddress: clientAddress, userAgent: userAgent, requestId: requestId)
+    }
+
+    /// An event of this origin.
+    func event(_ kind: AuditEvent.Kind, at: Date, account: String?, credential: [UInt8]? = nil, detail: AuditDetail = [:]) -> AuditEvent {
+        AuditEvent(at: at, kind: kind, accountId: account, credentialId: credential, origin: self, detail: detail.json)
+    }
+}
+
+/// An event's detail: a few string and number facts, written as one flat JSON object with sorted keys.
+struct AuditDetail: Sendable, ExpressibleByDictionaryLiteral {
+    enum Value: Sendable {
+        case text(String)
+        case number(Int)
+        case flag(Bool)
+    }
+
+    var members: [(String, Value)]
+
+    init(dictionaryLiteral elements: (String, Value)...) {
+        members = elements
+    }
+
+    /// An account change's detail: which fields changed (the credo's text is the person's, not the trail's).
+    static func changed(displayName: String?, credo: String?) -> AuditDetail {
+        var detail: AuditDetail = ["fields": .text([displayName.map { _ in "displayName" }, credo.map { _ in "credo" }].compactMap { $0 }.joined(separator: ","))]
+        if let displayName { detail.members.append(("displayName", .text(displayName))) }
+        return detail
+    }
+
+    var json: String {
+        guard !members.isEmpty else { return "{}" }
+        var writer = JSONWriter()
+        writer.object { json in
+            for (key, value) in members.sorted(by: { $0.0 < $1.0 }) {
+                switch value {
+                case .text(let text): json.member(key, text)
+                case .number(let number): json.member(key, number)
+                case .flag(let flag): json.member(key, flag)
+                }
+            }
+        }
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}

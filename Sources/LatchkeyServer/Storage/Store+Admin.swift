@@ -1,0 +1,141 @@
+import Foundation
+import SQLKit
+
+/// What an operator needs from the database (`AdminService`): finding accounts, their sessions,
+/// disabling and enabling them, and the admin API's keys. Every change writes its audit event in its own
+/// transaction.
+extension Store {
+    /// Which accounts to find (`latchkey admin accounts search`, `GET /api/admin/accounts`).
+    struct AccountSearch: Sendable, Equatable {
+        /// The whole account id, or text in the display name or a passkey's name (any case); empty: all.
+        var text = ""
+        /// Holding a passkey with this AAGUID.
+        var aaguid: [UInt8]? = nil
+        /// Last login with any passkey at or after, and before (never signed in counts as the epoch).
+        var lastLoginFrom: Date? = nil
+        var lastLoginBefore: Date? = nil
+        /// Only accounts whose id sorts after this one (paging: the previous page's last).
+        var after = ""
+        var limit = 50
+    }
+
+    /// An account with the counts an operator looks at first.
+    struct AccountSummary: Sendable, Equatable {
+        let account: AccountRecord
+        let passkeys: Int
+        let sessions: Int
+        let lastLoginAt: Date?
+    }
+
+    func searchAccounts(_ search: AccountSearch, now: Date) async throws -> [AccountSummary] {
+        let escaped = search.text.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+        let query = StoreQuery(
+            SQL.searchAccounts, .text(search.after), .integer(Int64(search.limit)), .text(search.text), .text("%\(escaped)%"),
+            .blob(search.aaguid ?? []), .integer(search.aaguid != nil),
+            .integer(search.lastLoginFrom.map(Timestamp.milliseconds) ?? .min), .integer(search.lastLoginBefore.map(Timestamp.milliseconds) ?? .max),
+            .milliseconds(now))
+        return try await connections.withConnection { db in
+            try await db.all(query).map { row in
+                AccountSummary(
+                    account: try AccountRecord(row: row), passkeys: try row.decode(column: "passkeys", as: Int.self),
+                    sessions: try row.decode(column: "sessions", as: Int.self),
+                    lastLoginAt: try row.decode(column: "last_login_at", as: Int64?.self).map(Timestamp.date))
+            }
+        }
+    }
+
+    /// A live session as an operator sees it: never its token or its hash, only the hash's first bytes.
+    struct SessionSummary: Sendable, Equatable {
+        /// The first 8 bytes of the token's hash (an access token's `sid`).
+        let sid: [UInt8]
+        let createdAt: Date
+        let expiresAt: Date
+        let credentialId: [UInt8]?
+        let userVerified: Bool
+    }
+
+    func sessions(accountId: String, now: Date) async throws -> [SessionSummary] {
+        try await connections.withConnection { db in
+            try await db.all(StoreQuery(SQL.accountSessions, .text(accountId), .milliseconds(now))).map { row in
+                SessionSummary(
+                    sid: Array(try row.decode(column: "sid", as: Data.self)),
+                    createdAt: Timestamp.date(try row.decode(column: "created_at", as: Int64.self)),
+                    expiresAt: Timestamp.date(try row.decode(column: "expires_at", as: Int64.self)),
+                    credentialId: try row.decode(column: "credential_id", as: Data?.self).map { Array($0) },
+                    userVerified: try row.decode(column: "user_verified", as: Int.self) != 0)
+            }
+        }
+    }
+
+    /// Disables (`at` set) or enables (`at` nil) the account. Disabling also ends every session, in the
+    /// same transaction, so that nothing the account held keeps working. `event` gets the number of
+    /// sessions ended. False when there is no such account.
+    func setAccountDisabled(
+        id: String, at disabledAt: Date?, now: Date, event: @escaping @Sendable (Int) -> AuditEvent
+    ) async throws -> Bool {
+        try await connections.transaction { db in
+            let changed = try await db.changedRows(StoreQuery(
+                SQL.setAccountDisabled, .text(id), .integer(disabledAt.map(Timestamp.milliseconds)), .milliseconds(now)))
+            guard changed == 1 else { return false }
+            let ended = disabledAt == nil ? 0 : try await db.changedRows(StoreQuery(SQL.deleteAccountSessions, .text(id)))
+            try await audit.append([event(ended)], on: db)
+            return true
+        }
+    }
+
+    /// An operator's removal of a passkey: unlike the holder's own, it may remove the last one when
+    /// `allowLast` (the person then needs recovery), and it ends every session the passkey opened.
+    func removeCredential(id: [UInt8], accountId: String, allowLast: Bool, event: AuditEvent) async throws -> DeleteCredentialOutcome {
+        try await connections.transaction { db in
+            try await db.run(StoreQuery(SQL.lockAccount, .text(accountId)))
+            let ids = try await db.all(StoreQuery(SQL.accountCredentialIds, .text(accountId)))
+                .map { Array(try $0.decode(column: "id", as: Data.self)) }
+            guard ids.contains(id) else { return .notFound }
+            guard ids.count > 1 || allowLast else { return .lastPasskey }
+            try await db.run(StoreQuery(SQL.deleteCredential, .blob(id), .text(accountId)))
+            _ = try await db.changedRows(StoreQuery(SQL.deleteCredentialAllSessions, .blob(id), .text(accountId)))
+            try await audit.append([event], on: db)
+            return .deleted
+        }
+    }
+
+    // MARK: Admin keys
+
+    func insertAdminKey(_ key: AdminKeyRecord, event: AuditEvent) async throws {
+        try await connections.transaction { db in
+            try await db.run(StoreQuery(
+                SQL.insertAdminKey, .text(key.id), .blob(key.secretHash), .text(key.scope.rawValue), .text(key.name),
+                .milliseconds(key.createdAt), .text(key.createdBy)))
+            try await audit.append([event], on: db)
+        }
+    }
+
+    func adminKey(id: String) async throws -> AdminKeyRecord? {
+        try await connections.withConnection { db in
+            try await db.first(StoreQuery(SQL.adminKey, .text(id))).map(AdminKeyRecord.init(row:))
+        }
+    }
+
+    func adminKeys() async throws -> [AdminKeyRecord] {
+        try await connections.withConnection { db in
+            try await db.all(StoreQuery(SQL.adminKeys)).map(AdminKeyRecord.init(row:))
+        }
+    }
+
+    /// Revokes a key (for good); false when there is no such live key.
+    func revokeAdminKey(id: String, at: Date, event: AuditEvent) async throws -> Bool {
+        try await connections.transaction { db in
+            guard try await db.changedRows(StoreQuery(SQL.revokeAdminKey, .text(id), .milliseconds(at))) == 1 else { return false }
+            try await audit.append([event], on: db)
+            return true
+        }
+    }
+
+    /// Records that a key was used now (at most once a minute).
+    func touchAdminKey(id: String, now: Date) async throws {
+        try await connections.withConnection { db in
+            _ = try await db.changedRows(StoreQuery(SQL.touchAdminKey, .text(id), .milliseconds(now), .milliseconds(now - 60)))
+        }
+    }
+}

@@ -1,0 +1,255 @@
+import ArgumentParser
+import Foundation
+import LatchkeyServer
+
+/// `latchkey admin …`: an operator's tools, working on the database directly — no running server and
+/// no admin key needed (whoever can open the database is the operator). Every change is audited with
+/// the actor `cli`. The admin API (`/api/admin/…`) does the same over HTTP with an admin key.
+struct AdminCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin",
+        abstract: "Operate Latchkey on its database: accounts, passkeys, sessions, admin keys, the audit trail.",
+        discussion: """
+            Works on the database directly (stop nothing; SQLite and PostgreSQL both allow it while the server runs). \
+            Tables for people; --json prints what the admin API answers.
+            """,
+        subcommands: [Accounts.self, Passkeys.self, Sessions.self, Keys.self, Audit.self])
+
+    /// Where the database is: `--database`, else `--config`'s file, else `LATCHKEY_DATABASE`, else ./latchkey.sqlite.
+    struct Database: ParsableArguments {
+        @Option(help: "sqlite:PATH (default sqlite:latchkey.sqlite) or postgres://user@host:port/database. Or LATCHKEY_DATABASE.")
+        var database: String?
+        @Option(help: "A latchkey serve configuration file (TOML) to read the database from. Or LATCHKEY_CONFIG.")
+        var config: String?
+
+        /// Opens the database as `serve` would with the same settings.
+        func console() async throws -> AdminConsole {
+            let environment = ProcessInfo.processInfo.environment
+            do {
+                let arguments = try ServeArguments((database.map { ["--database", $0] } ?? []) + (config.map { ["--config", $0] } ?? []))
+                let file = try arguments.configurationFilePath(environment: environment).map { path throws(ServerConfiguration.Invalid) in
+                    try ConfigurationFile(path: path)
+                }
+                return try await AdminConsole.open(configuration: try arguments.resolve(environment: environment, file: file))
+            } catch let invalid as ServerConfiguration.Invalid {
+                Output.printError("latchkey admin: \(ServeCommand.sentence(invalid.description))")
+                throw ExitCode(2)
+            }
+        }
+
+        /// Runs `body` on the opened database and prints its answer; a refusal is printed with exit status 1.
+        func run(_ body: (AdminConsole) async throws -> String) async throws {
+            let console = try await console()
+            let answer: Result<String, any Error>
+            do { answer = .success(try await body(console)) } catch { answer = .failure(error) }
+            await console.close()
+            switch answer {
+            case .success(let text):
+                print(text)
+            case .failure(let refusal as AdminConsole.Refusal):
+                Output.printError("latchkey admin: \(refusal.message) (\(refusal.code))")
+                throw ExitCode(1)
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    struct Page: ParsableArguments {
+        @Option(help: "At most this many (1 to 500).")
+        var limit: Int = 50
+        @Flag(help: "Print JSON (what the admin API answers) instead of a table.")
+        var json = false
+
+        func validate() throws {
+            guard (1...500).contains(limit) else { throw ValidationError("--limit must be from 1 to 500.") }
+        }
+    }
+
+    // MARK: Accounts
+
+    struct Accounts: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Find, show, disable, enable and delete accounts.",
+            subcommands: [List.self, Search.self, Show.self, Disable.self, Enable.self, Delete.self])
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Every account, in id order.")
+            @OptionGroup var database: Database
+            @OptionGroup var page: Page
+            @Option(help: "Start after this account id (the 'More:' line of the previous page).")
+            var after = ""
+
+            func run() async throws {
+                try await database.run {
+                    try await $0.searchAccounts(
+                        text: "", provider: nil, lastLoginFrom: nil, lastLoginBefore: nil, after: after, limit: page.limit, json: page.json)
+                }
+            }
+        }
+
+        struct Search: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Accounts by id, display name or passkey name, provider, last login.")
+            @Argument(help: "The whole account id, or text in the display name or a passkey's name (any case); empty: any.")
+            var text = ""
+            @Option(help: "Holding a passkey of this provider: an AAGUID, or a name from the bundled list (\"Google Password Manager\").")
+            var provider: String?
+            @Option(name: .customLong("last-login-from"), help: "Last login at or after this time (ISO 8601, or a date).")
+            var lastLoginFrom: String?
+            @Option(name: .customLong("last-login-before"), help: "Last login before this time (never signed in counts as 1970).")
+            var lastLoginBefore: String?
+            @Option(help: "Start after this account id (the 'More:' line of the previous page).")
+            var after = ""
+            @OptionGroup var database: Database
+            @OptionGroup var page: Page
+
+            func run() async throws {
+                try await database.run {
+                    try await $0.searchAccounts(
+                        text: text, provider: provider, lastLoginFrom: lastLoginFrom, lastLoginBefore: lastLoginBefore, after: after,
+                        limit: page.limit, json: page.json)
+                }
+            }
+        }
+
+        struct Show: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "One account with its passkeys and live sessions.")
+            @Argument(help: "The account id.") var account: String
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of text.") var json = false
+
+            func run() async throws {
+                try await database.run { try await $0.showAccount(id: account, json: json) }
+            }
+        }
+
+        struct Disable: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Disable an account: its sessions end and its logins are refused (403 account_disabled) until enabled.")
+            @Argument(help: "The account id.") var account: String
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of text.") var json = false
+
+            func run() async throws {
+                try await database.run { try await $0.disable(accountId: account, json: json) }
+            }
+        }
+
+        struct Enable: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Enable a disabled account again.")
+            @Argument(help: "The account id.") var account: String
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of text.") var json = false
+
+            func run() async throws {
+                try await database.run { try await $0.enable(accountId: account, json: json) }
+            }
+        }
+
+        struct Delete: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Delete an account, its passkeys and sessions (its audit trail stays until retention).")
+            @Argument(help: "The account id.") var account: String
+            @OptionGroup var database: Database
+
+            func run() async throws {
+                try await database.run { try await $0.delete(accountId: account) }
+            }
+        }
+    }
+
+    // MARK: Passkeys, sessions
+
+    struct Passkeys: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a passkey.", subcommands: [Remove.self])
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Remove a passkey and end the sessions it opened.")
+            @Argument(help: "The passkey id (base64url, as accounts show prints it).") var passkey: String
+            @Flag(name: .customLong("allow-last"), help: "Also when it is the account's last passkey (the person then needs recovery).")
+            var allowLast = false
+            @OptionGroup var database: Database
+
+            func run() async throws {
+                try await database.run { try await $0.removePasskey(id: passkey, allowLast: allowLast) }
+            }
+        }
+    }
+
+    struct Sessions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "End an account's sessions.", subcommands: [Revoke.self])
+
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "End every session of an account at once (its access tokens stop introspecting as active).")
+            @Argument(help: "The account id.") var account: String
+            @OptionGroup var database: Database
+
+            func run() async throws {
+                try await database.run { try await $0.revokeSessions(accountId: account) }
+            }
+        }
+    }
+
+    // MARK: Admin keys
+
+    struct Keys: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The admin API's keys.", subcommands: [Create.self, List.self, Revoke.self])
+
+        struct Create: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Create an admin key; its secret is printed once, and only its SHA-256 is stored.")
+            @Option(help: "read (find and read), write (also change) or recovery (also issue recovery grants).")
+            var scope: String
+            @Option(help: "What the key is for, to tell keys apart (1 to 64 characters).")
+            var name: String
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of text.") var json = false
+
+            func run() async throws {
+                try await database.run { try await $0.createKey(scope: scope, name: name, json: json) }
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Every admin key, revoked ones included (never their secrets).")
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of a table.") var json = false
+
+            func run() async throws {
+                try await database.run { try await $0.keys(json: json) }
+            }
+        }
+
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Revoke an admin key for good.")
+            @Argument(help: "The key's id (ak…, as keys list prints it).") var key: String
+            @OptionGroup var database: Database
+
+            func run() async throws {
+                try await database.run { try await $0.revokeKey(id: key) }
+            }
+        }
+    }
+
+    // MARK: Audit
+
+    struct Audit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The audit trail, newest first.")
+        @Option(help: "Only this account's events.") var account: String?
+        @Option(help: "Only events of this kind (login.succeeded, login.refused, passkey.added, account.disabled, …).")
+        var event: String?
+        @Option(help: "Only events at or after this time (ISO 8601, or a date).") var since: String?
+        @Option(help: "Only events numbered below this (the 'More:' line of the previous page).") var before: Int64?
+        @OptionGroup var database: Database
+        @OptionGroup var page: Page
+
+        func run() async throws {
+            try await database.run {
+                try await $0.audit(account: account, event: event, since: since, before: before, limit: page.limit, json: page.json)
+            }
+        }
+    }
+}
