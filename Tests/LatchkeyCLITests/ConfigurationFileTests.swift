@@ -46,6 +46,7 @@ struct ConfigurationFileTests {
         token-audience = "https://api.example.com"
         introspection-secret = "\(secret)"
         trust-forwarded-for = true
+        admin-listen = "127.0.0.1:9090"
         webhook-url = ["https://hooks.example.com/latchkey", "https://audit.example.net/in"]
         webhook-secret = "\(secret)"
         webhook-max-attempts = 5
