@@ -15,11 +15,13 @@ public struct LatchkeyApplication: Sendable {
 
 /// `latchkey serve`'s application: Latchkey mounted at the root with the page, plus liveness, metrics and
 /// the API document. Dependencies are passed in; nothing is global. `onListening` is called with the
-/// address the server listens on once it does (with port 0, the port the kernel chose).
+/// address the server listens on once it does (with port 0, the port the kernel chose); `onAdminListening`
+/// the same for the admin API's own address (`--admin-listen`).
 public func buildApplication(
     configuration: ServerConfiguration, logger: Logger = Logger(label: "latchkey"),
     now: @escaping @Sendable () -> Date = { Date() },
-    onListening: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
+    onListening: @escaping @Sendable (SocketAddress?) async -> Void = { _ in },
+    onAdminListening: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
 ) async throws -> LatchkeyApplication {
     let loops = ServerEventLoops.group(threads: configuration.eventLoopThreads)
     let latchkey = try await Latchkey.open(configuration: configuration, logger: logger, now: now, eventLoopGroup: loops)
@@ -27,7 +29,23 @@ public func buildApplication(
     // Unknown paths and methods get the API's JSON errors too.
     router.add(middleware: ErrorAndLogMiddleware())
     try latchkey.mount(on: router, at: "", page: true, answeringErrors: false)
-    latchkey.mountAdmin(on: router)
+    // The admin API: beside the rest, or with --admin-listen on its own address only (an interface the
+    // public cannot reach), as an application of its own that runs beside the main one.
+    var services = latchkey.services
+    var adminRoutes: [String] = []
+    if let (host, port) = configuration.adminAddress {
+        let adminRouter = Router(context: APIRequestContext.self)
+        adminRouter.add(middleware: ErrorAndLogMiddleware())
+        latchkey.mountAdmin(on: adminRouter)
+        adminRoutes = adminRouter.routes.map { "\($0.method.rawValue) \($0.path)" }
+        services.append(Application(
+            router: adminRouter, server: .latchkey(configuration),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "Latchkey admin"),
+            onServerRunning: { channel in await onAdminListening(channel.localAddress) },
+            eventLoopGroupProvider: .shared(loops), logger: logger))
+    } else {
+        latchkey.mountAdmin(on: router)
+    }
     router.get("/healthz") { _, _ in Health(status: "ok") }
     // Readiness: the database answers, and its schema is the one this binary runs on (the server key
     // and the migrations were loaded and run at start-up, or it would not be serving).
@@ -43,7 +61,7 @@ public func buildApplication(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
             body: .init(byteBuffer: ByteBuffer(bytes: latchkey.metricsText())))
     }
-    try OpenAPIController.load().register(on: router) // it checks every route above against openapi.yaml
+    try OpenAPIController.load().register(on: router, alsoServed: adminRoutes) // it checks every route above against openapi.yaml
     // After the check: other projects' APIs, on only when asked for, are not Latchkey's documented API
     // (see `CompatibilityAPI`).
     latchkey.mountCompatibility(on: router, answeringErrors: false)
@@ -52,7 +70,7 @@ public func buildApplication(
         router: router,
         server: .latchkey(configuration),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
-        services: latchkey.services,
+        services: services,
         onServerRunning: { channel in await onListening(channel.localAddress) },
         eventLoopGroupProvider: .shared(loops),
         logger: logger)

@@ -46,6 +46,9 @@ struct ServeCommand: AsyncParsableCommand {
                 // bench, a test, a script) learns the port the kernel chose. Logs go to standard error.
                 let port = address?.port ?? configuration.port
                 Output.printLine("latchkey serve: listening on http://\(configuration.host):\(port)")
+            }, onAdminListening: { address in
+                let (host, port) = configuration.adminAddress ?? (configuration.host, 0)
+                Output.printLine("latchkey serve: admin API on http://\(host):\(address?.port ?? port)")
             })
         } catch let invalid as ServerConfiguration.Invalid {
             Output.printError("latchkey serve: \(Self.sentence(invalid.description))")

@@ -58,6 +58,19 @@ enum ServeSettings {
         .text("token-audience", \.tokenAudience, help: "The access tokens' aud claim"),
         .secret("introspection-secret", \.introspectionSecret,
                 help: "the secret (32+ characters) backends present to POST /api/introspect; introspection is off without one"),
+        .text("admin-listen", \.adminListen, help: "HOST:PORT on which to serve the admin API (/api/admin/…) instead of the main address",
+              default: "beside the rest of the API"),
+        .list("webhook-url", \.webhookEndpoints, help: "An http(s) URL the audit trail's events are POSTed to, signed (HMAC-SHA256)",
+              parse: { text in
+                  guard let endpoint = WebhookEndpoint(parsing: text) else {
+                      throw ServerConfiguration.Invalid(description: "the webhook URL \(text) is not an http or https URL with a host (and no user or password)")
+                  }
+                  return endpoint
+              }, show: \.description),
+        .secret("webhook-secret", \.webhookSecret, help: "the key (32+ characters) of the webhooks' HMAC-SHA256 signatures; the same on every instance"),
+        .flag("webhook-allow-private", \.webhookAllowPrivate, help: "Also deliver webhooks to loopback, private and link-local addresses"),
+        .integer("webhook-max-attempts", \.webhookMaxAttempts, help: "Attempts of one webhook delivery before it is given up and logged"),
+        .seconds("webhook-retry-delay", \.webhookRetryDelay, help: "Seconds before a failed delivery's first retry; each further one waits twice as long"),
         .choices("compat", \.compatibility, help: "Also serve another project's API for its existing clients"),
         .text("compat-passkeysdemo-path", \.passKeysDemoPath, help: "Where the PassKeysDemo-compatible API answers"),
     ]

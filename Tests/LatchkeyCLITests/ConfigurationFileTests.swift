@@ -46,6 +46,11 @@ struct ConfigurationFileTests {
         token-audience = "https://api.example.com"
         introspection-secret = "\(secret)"
         trust-forwarded-for = true
+        admin-listen = "127.0.0.1:9090"
+        webhook-url = ["https://hooks.example.com/latchkey", "https://audit.example.net/in"]
+        webhook-secret = "\(secret)"
+        webhook-max-attempts = 5
+        webhook-retry-delay = 2
         database-pool = 4
         database-timeout = 1.5
         idle-timeout = 10
@@ -137,7 +142,7 @@ struct ConfigurationFileTests {
     func everyFlagHasASetting() throws {
         let help = ServeCommand.helpMessage(columns: 1000)
         let flags = Set(help.matches(of: /--([a-z][a-z-]*)/).map { String($0.output.1) }).subtracting(["help", "config"])
-        let fileOnly: Set<String> = ["introspection-secret"]  // a secret is never a flag (it would be in `ps`)
+        let fileOnly: Set<String> = ["introspection-secret", "webhook-secret"]  // a secret is never a flag (it would be in `ps`)
         #expect(flags == Set(ServeSettings.fileKeys).subtracting(fileOnly), "serve --help: \(help)")
     }
 

@@ -120,6 +120,20 @@ public struct ServerConfiguration: Sendable {
     /// What backends present (`Authorization: Bearer …`) to ask `POST /api/introspect` about a token;
     /// introspection is off without one.
     public var introspectionSecret: String?
+    /// `HOST:PORT` where the admin API (`/api/admin/…`) is served instead of the main address
+    /// (`--admin-listen`): an interface only operators reach. Nil: beside the rest of the API.
+    public var adminListen: String?
+    /// Where the audit trail's events are delivered (`--webhook-url`, repeatable); none by default.
+    public var webhookEndpoints: [WebhookEndpoint] = []
+    /// The key of the deliveries' HMAC-SHA256 signatures (`--webhook-secret-file`): at least 32 characters,
+    /// needed with any endpoint, and the same on every instance.
+    public var webhookSecret: String?
+    /// Deliver also to loopback, private and link-local addresses (a receiver inside the network, tests).
+    public var webhookAllowPrivate = false
+    /// Attempts of one delivery before it is given up and logged.
+    public var webhookMaxAttempts = 12
+    /// The wait before a failed delivery's first retry; each further one waits twice as long (an hour at most).
+    public var webhookRetryDelay: TimeInterval = 5
     /// Other projects' APIs served beside Latchkey's own, for their existing clients (off by default;
     /// see `CompatibilityAPI`).
     public var compatibility: Set<CompatibilityAPI> = []
@@ -141,6 +155,16 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// Checks the values that can be checked without the network or the database.
+    /// `adminListen` as host and port; nil when unset or not `HOST:PORT`.
+    public var adminAddress: (host: String, port: Int)? {
+        guard let adminListen, let colon = adminListen.lastIndex(of: ":"), let port = Int(adminListen[adminListen.index(after: colon)...]),
+              (0...65535).contains(port)
+        else { return nil }
+        var host = String(adminListen[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.isEmpty ? nil : (host, port)
+    }
+
     public func validate() throws(Invalid) {
         guard (0...65535).contains(port) else { throw Invalid(description: "the port must be between 1 and 65535 (0: any free port), not \(port)") }
         guard !rpId.isEmpty, !rpId.contains("/"), !rpId.contains(":") else {
@@ -190,6 +214,23 @@ public struct ServerConfiguration: Sendable {
         // secret of 32 characters has about 20 different ones, a repeated word a handful.
         if let introspectionSecret, Set(introspectionSecret.unicodeScalars).count < 10 {
             throw Invalid(description: "the introspection secret uses only \(Set(introspectionSecret.unicodeScalars).count) different characters; make a random one (openssl rand -base64 32)")
+        }
+        if adminListen != nil, adminAddress == nil {
+            throw Invalid(description: "--admin-listen must be HOST:PORT (127.0.0.1:9090, [::1]:9090), not \(adminListen ?? "")")
+        }
+        if !webhookEndpoints.isEmpty {
+            guard let webhookSecret, webhookSecret.utf8.count >= 32, Set(webhookSecret.unicodeScalars).count >= 10 else {
+                throw Invalid(description: "webhooks need a signing secret of at least 32 random characters (--webhook-secret-file; openssl rand -base64 32 > FILE)")
+            }
+        }
+        guard (1...100).contains(webhookMaxAttempts) else {
+            throw Invalid(description: "a webhook delivery must be tried between 1 and 100 times, not \(webhookMaxAttempts)")
+        }
+        guard webhookRetryDelay >= 1, webhookRetryDelay <= 3600 else {
+            throw Invalid(description: "the first webhook retry must wait between 1 and 3600 seconds, not \(webhookRetryDelay)")
+        }
+        if !webhookAllowPrivate, let inward = webhookEndpoints.lazy.compactMap(WebhookAddressPolicy.startupRefusal).first {
+            throw Invalid(description: inward)
         }
         guard (1...1000).contains(databasePoolSize) else {
             throw Invalid(description: "the database pool must hold between 1 and 1000 connections, not \(databasePoolSize)")

@@ -79,7 +79,7 @@ public struct Latchkey: Sendable {
             throw ServerConfiguration.Invalid(
                 description: "the database \(configuration.database) cannot be opened or migrated (\(DatabaseFailure.summary(error)))")
         }
-        let store = Store(connections: connections)
+        let store = Store(connections: connections, webhookEndpoints: configuration.webhookEndpoints.map(\.id))
         do {
             let vault = ServerKeyVault(store: store, key: try configuration.keyEncryptionKey(), source: configuration.keyFileDescription)
             // One key for every instance on this database, made by whichever starts first.
@@ -189,7 +189,15 @@ public struct Latchkey: Sendable {
     /// What must run beside the application: the housekeeping (expired sessions and challenges), which
     /// also closes the database when the application stops. Pass it to `Application(services:)`.
     public var services: [any Service] {
-        [Housekeeping(
+        var services: [any Service] = []
+        if !configuration.webhookEndpoints.isEmpty, let secret = configuration.webhookSecret {
+            services.append(WebhookDelivery(
+                store: store, settings: .init(
+                    endpoints: configuration.webhookEndpoints, secret: Array(secret.utf8), allowPrivate: configuration.webhookAllowPrivate,
+                    maxAttempts: configuration.webhookMaxAttempts, retryDelay: configuration.webhookRetryDelay),
+                logger: logger, metrics: metricsFactory))
+        }
+        return services + [Housekeeping(
             store: store, connections: connections, logger: logger, interval: configuration.housekeepingInterval,
             auditRetention: TimeInterval(configuration.auditRetentionDays) * 86400,
             runs: Counter(label: "latchkey_housekeeping_runs_total", factory: metricsFactory))]

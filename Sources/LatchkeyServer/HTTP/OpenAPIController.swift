@@ -49,12 +49,14 @@ struct OpenAPIController: Sendable {
         return operations
     }
 
-    /// Serves the document, then checks the router against it. Call it after every other route is added.
-    func register(on router: Router<APIRequestContext>) throws {
+    /// Serves the document, then checks the router — with `alsoServed`, the routes served on another
+    /// address (`--admin-listen`) — against it. Call it after every other route is added.
+    func register(on router: Router<APIRequestContext>, alsoServed: [String] = []) throws {
         for (route, asset) in [("/openapi.yaml", yaml), ("/openapi.json", json)] {
             router.get(RouterPath(stringLiteral: route)) { request, _ in PageController.response(asset, request: request) }
         }
-        let differences = Self.differences(routes: router.routes.map { "\($0.method.rawValue) \($0.path)" }, operations: operations)
+        let differences = Self.differences(
+            routes: router.routes.map { "\($0.method.rawValue) \($0.path)" } + alsoServed, operations: operations)
         guard differences.isEmpty else {
             throw ServerConfiguration.Invalid(
                 description: "the API document (openapi.yaml) does not match the router: \(differences.joined(separator: "; "))"

@@ -1,0 +1,49 @@
+"""`--admin-listen HOST:PORT` (issue 29): the admin API is served there only — the main address answers
+404 for it — and nothing else is served there; the key rules are the same."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
+from latchkey_server import Server  # noqa: E402
+from processes import free_port  # noqa: E402
+
+BINARY = os.environ.get("LATCHKEY_BIN", str(pathlib.Path(__file__).resolve().parents[2] / ".build" / "debug" / "latchkey"))
+
+
+def get(port, path, secret=None):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}")
+    if secret:
+        request.add_header("Authorization", f"Bearer {secret}")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def test_the_admin_api_is_served_on_its_own_address_only():
+    admin_port = free_port()
+    with Server("--admin-listen", f"127.0.0.1:{admin_port}") as server:
+        created = subprocess.run([BINARY, "admin", "keys", "create", "--scope", "read", "--name", "ops", "--json",
+                                  "--database", server.database], capture_output=True, text=True, timeout=60)
+        assert created.returncode == 0, created.stderr
+        secret = json.loads(created.stdout)["secret"]
+        status, body = get(server.port, "/api/admin/accounts", secret)
+        assert status == 404 and body["error"]["code"] == "not_found", body
+        assert get(admin_port, "/api/admin/accounts")[0] == 401
+        status, body = get(admin_port, "/api/admin/accounts", secret)
+        assert status == 200 and body == {"accounts": [], "next": None}
+        assert get(admin_port, "/api/account")[0] == 404
+        assert get(admin_port, "/")[0] == 404
+        assert get(server.port, "/healthz")[0] == 200
+
+
+def test_a_malformed_admin_address_is_refused():
+    result = subprocess.run([BINARY, "serve", "--port", "0", "--origin", "http://localhost:8080", "--database", "sqlite::memory:",
+                             "--admin-listen", "no-port-here"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "--admin-listen must be HOST:PORT" in result.stderr, result.stderr
