@@ -90,6 +90,7 @@ struct AccountCommandsTests {
         run = try server.cli(["account", "--json"])
         #expect(run.status == 0)
         #expect(run.json?["displayName"] as? String == "Ada")
+        #expect((run.json?["createdAt"] as? String).flatMap { try? Date($0, strategy: .iso8601) } != nil, "a time as the server writes it")
 
         run = try server.cli(["account", "update", "--credo", "The Analytical Engine weaves algebraic patterns"])
         #expect(run.status == 0)
