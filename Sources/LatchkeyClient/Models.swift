@@ -50,3 +50,66 @@ public struct Signals: Codable, Sendable, Equatable {
     /// Every passkey id the account accepts now (base64url).
     public let allAcceptedCredentialIds: [String]
 }
+
+/// One event of the account's own history (`GET /api/account/events`): what happened, when, with which
+/// passkey, from which browser and address — enough to spot a sign-in that was not the person's.
+public struct AccountEvent: Codable, Sendable, Equatable {
+    public let id: String
+    public let at: Date
+    /// What happened: `login.succeeded`, `login.refused`, `passkey.added`, `sessions.revoked`, … (a
+    /// server newer than this client may send a kind it does not list: kept as the server's text).
+    public let event: String
+    /// The passkey the event concerns (base64url), if any.
+    public let passkeyId: String?
+    /// The passkey's provider ("iCloud Keychain", …), while the passkey exists and the provider is known.
+    public let provider: String?
+    /// Browser and system ("Chrome on Linux"), approximately; nil for an operator's action.
+    public let device: String?
+    public let clientAddress: String?
+    /// The service's operator did this, not the person.
+    public let byOperator: Bool
+    /// A few facts particular to the event: a passkey's name, the code and WebAuthn step of a refused login.
+    public let detail: [String: DetailValue]
+
+    /// A value of an event's detail: the server writes only strings, whole numbers and flags.
+    public enum DetailValue: Codable, Sendable, Equatable, CustomStringConvertible {
+        case text(String)
+        case number(Int)
+        case flag(Bool)
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            // JSONDecoder reads a Bool only from true or false, and an Int only from a whole number.
+            if let flag = try? container.decode(Bool.self) {
+                self = .flag(flag)
+            } else if let number = try? container.decode(Int.self) {
+                self = .number(number)
+            } else {
+                self = .text(try container.decode(String.self))
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .text(let text): try container.encode(text)
+            case .number(let number): try container.encode(number)
+            case .flag(let flag): try container.encode(flag)
+            }
+        }
+
+        public var description: String {
+            switch self {
+            case .text(let text): text
+            case .number(let number): "\(number)"
+            case .flag(let flag): "\(flag)"
+            }
+        }
+    }
+}
+
+/// A page of the account's events, newest first; `next` is the cursor of the page after (nil on the last).
+public struct AccountEventPage: Codable, Sendable, Equatable {
+    public let events: [AccountEvent]
+    public let next: String?
+}

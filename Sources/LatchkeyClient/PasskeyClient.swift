@@ -92,6 +92,16 @@ public struct PasskeyClient: Sendable {
         try forgetToken()
     }
 
+    /// The account's history, newest first: sign-ins (and refused ones), passkeys added, renamed and
+    /// removed, sign-outs, an operator's actions. `cursor` is the `next` of the page before; `limit` is
+    /// 1 to 500 (the server answers at most 100 a page, 50 without one).
+    public func events(cursor: String? = nil, limit: Int? = nil) async throws(ClientError) -> AccountEventPage {
+        var query: [String] = []
+        if let limit { query.append("limit=\(limit)") }
+        if let cursor { query.append("cursor=\(cursor.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")") }
+        return try await call(.GET, "/api/account/events" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
+    }
+
     // MARK: - Passkeys
 
     public func passkeys() async throws(ClientError) -> [Passkey] {

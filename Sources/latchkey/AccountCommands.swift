@@ -116,8 +116,8 @@ struct LogoutCommand: AsyncParsableCommand {
 
 struct AccountCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "account", abstract: "Show, update or delete the logged-in account.",
-        subcommands: [Show.self, Update.self, Delete.self], defaultSubcommand: Show.self)
+        commandName: "account", abstract: "Show, update or delete the logged-in account, or read its recent activity.",
+        subcommands: [Show.self, Update.self, Events.self, Delete.self], defaultSubcommand: Show.self)
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show the account.")
@@ -143,6 +143,47 @@ struct AccountCommand: AsyncParsableCommand {
                 let account = try await options.client().update(displayName: displayName, credo: credo)
                 if options.json { options.show(account) } else { print("Updated."); options.show(account) }
             }
+        }
+    }
+
+    struct Events: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The account's recent activity, newest first: sign-ins (refused ones too), passkey changes, sign-outs.",
+            discussion: "A sign-in you do not recognise? Sign out everywhere on the web page and remove the passkey it used.")
+        @Option(help: "At most this many events (1 to 100; default 50).") var limit: Int?
+        @Option(help: "Start after this event: the 'More:' line (or \"next\" in --json) of the previous page.") var cursor: String?
+        @OptionGroup var options: ClientOptions
+
+        func validate() throws {
+            if let limit, !(1...100).contains(limit) { throw ValidationError("--limit must be from 1 to 100.") }
+        }
+
+        func run() async throws {
+            try await options.run {
+                let page = try await options.client().events(cursor: cursor, limit: limit)
+                if options.json { try Output.printEncodable(page) } else { print(Self.table(page)) }
+            }
+        }
+
+        /// Time, event, provider, device and address, one event a line; what else the event says after.
+        static func table(_ page: AccountEventPage) -> String {
+            var rows = [["TIME", "EVENT", "PROVIDER", "DEVICE", "ADDRESS", "DETAIL"]]
+            for event in page.events {
+                let detail = event.detail.keys.sorted().map { "\($0)=\(event.detail[$0]?.description ?? "")" }.joined(separator: " ")
+                rows.append([
+                    ISO8601DateFormatter().string(from: event.at), event.event, event.provider ?? "-",
+                    event.byOperator ? "(operator)" : event.device ?? "-", event.clientAddress ?? "-", detail,
+                ].map { $0.replacingOccurrences(of: "\n", with: " ") })
+            }
+            let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+            var text = rows.map { row in
+                row.enumerated().map { index, cell in
+                    index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+            }.joined(separator: "\n")
+            if page.events.isEmpty { text = "No events." }
+            if let next = page.next { text += "\nMore: --cursor \(next)" }
+            return text
         }
     }
 

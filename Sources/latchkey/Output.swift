@@ -10,9 +10,11 @@ enum Output {
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 
+    /// A value as JSON, its times in ISO 8601 as the server writes them (`2026-11-25T10:00:00Z`).
     static func printEncodable<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
         FileHandle.standardOutput.write(try encoder.encode(value) + Data("\n".utf8))
     }
 

@@ -53,6 +53,19 @@ def screenshot(driver, name):
     driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
 
 
+def element_screenshot(element, name):
+    """One element (a card) as a PNG under SCREENSHOTS."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    element.screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+
+def activity(driver):
+    """The sentences of the account's Recent activity card, newest first (read in one script: the page
+    draws the list again whenever it refreshes, which would leave element references stale)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#activity > li .activity-what')].map((e) => e.textContent);")
+
+
 def wait(driver, seconds=20):
     return WebDriverWait(driver, seconds)
 

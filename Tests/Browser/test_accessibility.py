@@ -1,11 +1,13 @@
-"""The page for everyone: axe-core's WCAG 2.1 A/AA rules on every view, at phone and desktop width, in
-light and dark; the delete dialog's keyboard behaviour; and a screenshot of each view to look at."""
+"""The page for everyone: axe-core's WCAG 2.1 A/AA rules on every view (the account view with its Recent
+activity card filled), at phone and desktop width, in light and dark; the delete dialog's keyboard
+behaviour; and a screenshot of each view to look at."""
 import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from conftest import (
-    axe_violations, emulate, full_page_screenshot, screenshot, text_in, virtual_authenticator, visible, wait,
+    activity, axe_violations, element_screenshot, emulate, full_page_screenshot, screenshot, text_in, virtual_authenticator, visible,
+    wait,
 )
 
 LAYOUTS = [(360, "light"), (360, "dark"), (1440, "light"), (1440, "dark")]
@@ -35,8 +37,11 @@ def test_every_view_is_accessible(server, browser, width, scheme):
     browser.find_element(By.ID, "credo").send_keys("Imagination is the discovery faculty, pre-eminently.")
     browser.find_element(By.ID, "update").click()
     text_in(browser, "status", "Saved.")
+    # The Recent activity card, refreshed after the save: the sign-up and the profile change.
+    wait(browser).until(lambda d: len(activity(d)) == 3)
     accessible(browser, "account view")
     full_page_screenshot(browser, f"account-{width}-{scheme}")
+    element_screenshot(browser.find_element(By.ID, "activity-card"), f"activity-{width}-{scheme}")
 
     # A passkey in the middle of renaming, and a message in the error line: both have to pass too.
     browser.find_element(By.CSS_SELECTOR, "#passkeys > li button").click()

@@ -90,6 +90,7 @@ struct AccountCommandsTests {
         run = try server.cli(["account", "--json"])
         #expect(run.status == 0)
         #expect(run.json?["displayName"] as? String == "Ada")
+        #expect((run.json?["createdAt"] as? String).flatMap { try? Date($0, strategy: .iso8601) } != nil, "a time as the server writes it")
 
         run = try server.cli(["account", "update", "--credo", "The Analytical Engine weaves algebraic patterns"])
         #expect(run.status == 0)
@@ -127,6 +128,72 @@ struct AccountCommandsTests {
         run = try server.cli(["login"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("no passkey for this server"))
+    }
+
+    @Test("account events: the history as a table, newest first, page by page, and as JSON")
+    func events() async throws {
+        let server = try await Server()
+        defer { server.stop() }
+        var run = try server.cli(["account", "events"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("not logged in"))
+
+        run = try server.cli(["register", "Ada", "--aaguid", "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"])
+        #expect(run.status == 0, "\(run.stderr)")
+        run = try server.cli(["passkeys", "list", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+        let id = try #require(list.first?["id"] as? String)
+        run = try server.cli(["passkeys", "rename", "--", id, "Linux laptop"])
+        #expect(run.status == 0, "\(run.stderr)")
+        run = try server.cli(["logout"])
+        #expect(run.status == 0, "\(run.stderr)")
+        run = try server.cli(["login"])
+        #expect(run.status == 0, "\(run.stderr)")
+
+        run = try server.cli(["account", "events"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 6, "a header and five events: \(run.stdout)")
+        #expect(lines.first?.hasPrefix("TIME") == true && lines.first?.contains("EVENT") == true && lines.first?.contains("PROVIDER") == true
+            && lines.first?.contains("DEVICE") == true && lines.first?.contains("ADDRESS") == true, "\(run.stdout)")
+        let kinds = lines.dropFirst().map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] }
+        #expect(kinds == ["login.succeeded", "session.ended", "passkey.renamed", "passkey.added", "account.created"], "\(run.stdout)")
+        // The passkey's provider, named by its AAGUID, on the events of the passkey; where each came from.
+        #expect(lines[1].contains("Apple Passwords") && lines[1].contains("127.0.0.1"), "\(lines[1])")
+        #expect(lines[3].contains("Apple Passwords") && lines[3].contains(#"name=Linux laptop"#), "\(lines[3])")
+        #expect(lines[2].contains("  -  "), "no passkey, no provider: \(lines[2])")
+        #expect(!run.stdout.contains("More:"), "one page holds it all")
+
+        run = try server.cli(["account", "events", "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let page = try #require(run.json)
+        let events = try #require(page["events"] as? [[String: Any]])
+        #expect(events.map { $0["event"] as? String } == ["login.succeeded", "session.ended", "passkey.renamed", "passkey.added", "account.created"])
+        #expect(events.allSatisfy { $0["clientAddress"] as? String == "127.0.0.1" && $0["byOperator"] as? Bool == false })
+        #expect(events.allSatisfy { ($0["at"] as? String).flatMap { try? Date($0, strategy: .iso8601) } != nil }, "times as the server writes them")
+        #expect(events[2]["passkeyId"] as? String == id)
+        #expect((events[2]["detail"] as? [String: Any])?["name"] as? String == "Linux laptop")
+        #expect(events[2]["provider"] as? String == "Apple Passwords")
+        #expect(page["next"] == nil, "the last page: no cursor")
+
+        // Two at a time: the cursor of the "More:" line gives the next two.
+        run = try server.cli(["account", "events", "--limit", "2"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let more = try #require(run.stdout.split(separator: "\n").last.map(String.init))
+        #expect(more.hasPrefix("More: --cursor "), "\(run.stdout)")
+        let cursor = String(more.dropFirst("More: --cursor ".count))
+        #expect(cursor == events[1]["id"] as? String)
+        run = try server.cli(["account", "events", "--limit", "2", "--cursor", cursor, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let second = try #require(run.json?["events"] as? [[String: Any]])
+        #expect(second.map { $0["id"] as? String } == events[2..<4].map { $0["id"] as? String })
+        #expect(run.json?["next"] as? String == events[3]["id"] as? String)
+
+        run = try server.cli(["account", "events", "--limit", "0"])
+        #expect(run.status == 2)
+        run = try server.cli(["account", "events", "--cursor", "yesterday"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("invalid_parameter"))
     }
 
     @Test("bad input: unknown flags exit 2, an unreachable server 3, an expired token 1 with what to do")

@@ -141,6 +141,60 @@ struct PasskeyClientTests {
         }
     }
 
+    @Test("events: the account's own history, newest first, a page at a time")
+    func events() async throws {
+        try await withLiveServer { server in
+            let tokens = InMemoryTokenStore()
+            let client = makeClient(server, tokens: tokens)
+            await #expect(throws: ClientError.notLoggedIn) { try await client.events() }
+
+            let account = try await client.register(displayName: "Ada")
+            let first = try #require(try await client.passkeys().first)
+            try await client.update(credo: "Poetical science")
+            let laptop = makeClient(server, authenticator: SoftAuthenticator(store: InMemoryCredentialStore()), tokens: tokens)
+            let second = try await laptop.addPasskey(name: "Second")
+            try await client.renamePasskey(id: second.id, name: "Laptop")
+            try await client.logout()
+            try await client.login()
+
+            let all = try await client.events()
+            #expect(all.next == nil)
+            #expect(all.events.map(\.event) == [
+                "login.succeeded", "session.ended", "passkey.renamed", "passkey.added", "account.updated", "passkey.added", "account.created",
+            ])
+            #expect(all.events.map(\.passkeyId) == [first.id, nil, second.id, second.id, nil, first.id, nil])
+            #expect(all.events[2].detail["name"] == .text("Laptop"))
+            #expect(all.events[3].detail["name"] == .text("Second"))
+            #expect(all.events[4].detail["fields"] == .text("credo"))
+            #expect(all.events[0].detail["userVerified"] == .flag(true))
+            #expect(all.events[6].detail["displayName"] == .text(account.displayName))
+            #expect(all.events.allSatisfy { !$0.byOperator && $0.clientAddress == "127.0.0.1" })
+            #expect(all.events.allSatisfy { $0.provider == nil }, "the software authenticator's AAGUID is in no list")
+            let ids = all.events.compactMap { Int($0.id) }
+            #expect(ids.count == 7 && ids == ids.sorted(by: >), "ids are numbers, newest first: \(ids)")
+            #expect(zip(all.events, all.events.dropFirst()).allSatisfy { $0.at >= $1.at })
+
+            // Page by page: three, three, then the last one; the pages join up to the whole history.
+            let one = try await client.events(limit: 3)
+            #expect(one.events.map(\.id) == all.events.prefix(3).map(\.id))
+            let cursor = try #require(one.next)
+            #expect(cursor == one.events.last?.id)
+            let two = try await client.events(cursor: cursor, limit: 3)
+            #expect(two.events.map(\.id) == all.events[3..<6].map(\.id))
+            let three = try await client.events(cursor: try #require(two.next), limit: 3)
+            #expect(three.events.map(\.event) == ["account.created"])
+            #expect(three.next == nil)
+
+            await #expect(throws: ClientError.refused(status: 400, code: "invalid_parameter", message: "cursor must be the next value of a previous page.")) {
+                try await client.events(cursor: "yesterday")
+            }
+            // Another account sees none of it.
+            let eve = makeClient(server)
+            try await eve.register(displayName: "Eve")
+            #expect(try await eve.events().events.map(\.event) == ["passkey.added", "account.created"])
+        }
+    }
+
     @Test("an unreachable server")
     func unreachable() async throws {
         var configuration = HTTPClient.Configuration()

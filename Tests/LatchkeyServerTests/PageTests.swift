@@ -17,14 +17,14 @@ struct PageTests {
             #expect(page.headers[.cacheControl] == "no-cache")
             #expect(page.text.contains(#"id="passkey-name""#))
             #expect(!page.text.contains("<script>"), "no inline script")
-            for id in ["register", "login", "logout-everywhere", "delete-dialog", "cancel-delete", "unsupported", "display-name", "credo", "update", "logout", "delete", "confirm-delete", "passkeys", "add-passkey", "status", "error", "welcome", "account"] {
+            for id in ["register", "login", "logout-everywhere", "delete-dialog", "cancel-delete", "unsupported", "display-name", "credo", "update", "logout", "delete", "confirm-delete", "passkeys", "add-passkey", "activity", "activity-more", "status", "error", "welcome", "account"] {
                 #expect(page.text.contains(#"id="\#(id)""#), "missing #\(id)")
             }
             let etag = try #require(page.headers[.eTag])
             #expect(try await api.send(.get, "/", headers: [.ifNoneMatch: etag]).status == .notModified)
             // The script is ES modules that import one another by these paths: each one served, as
             // JavaScript (a module with another type is refused by the browser), under the same CSP.
-            for module in ["/app.js", "/api.js", "/ui.js", "/webauthn.js", "/passkey-list.js"] {
+            for module in ["/app.js", "/api.js", "/ui.js", "/webauthn.js", "/passkey-list.js", "/activity.js"] {
                 let script = try await api.send(.get, module)
                 #expect(script.status == .ok, "\(module)")
                 #expect(script.headers[.contentType] == "text/javascript; charset=utf-8", "\(module)")

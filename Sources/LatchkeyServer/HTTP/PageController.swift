@@ -35,6 +35,7 @@ struct PageController: Sendable {
             ("/ui.js", "ui", "js", "text/javascript; charset=utf-8"),
             ("/webauthn.js", "webauthn", "js", "text/javascript; charset=utf-8"),
             ("/passkey-list.js", "passkey-list", "js", "text/javascript; charset=utf-8"),
+            ("/activity.js", "activity", "js", "text/javascript; charset=utf-8"),
             ("/style.css", "style", "css", "text/css; charset=utf-8"),
         ]
         var assets: [String: Asset] = [:]

@@ -2,6 +2,7 @@
 // messages: only what the person started may report a failure. The background autofill request (passkey
 // autofill in the name field) ends quietly, whatever happens to it.
 
+import { renderActivity } from "./activity.js";
 import { api, ApiError } from "./api.js";
 import { renderPasskeys } from "./passkey-list.js";
 import { $, clearMessages, countCharacters, isUnavailable, modal, say, setUnavailable, warn, whileBusy } from "./ui.js";
@@ -12,6 +13,9 @@ import {
 
 let account = null;
 let passkeys = [];
+// The recent activity shown so far (newest first), the cursor of the page after it, and a counter that
+// makes a reply to an earlier request (another account, a list since reloaded) be dropped.
+let activity = { events: [], next: null, generation: 0 };
 let rpId = location.hostname;
 let browser = { webauthn: false, conditionalGet: false, secureContext: true };
 let conditional = null;
@@ -40,6 +44,7 @@ function explain(e) {
 function showWelcome({ autofill = false } = {}) {
   account = null;
   passkeys = [];
+  clearActivity();
   $("account").hidden = true;
   $("session-bar").hidden = true;
   $("main").dataset.view = "welcome";
@@ -73,7 +78,8 @@ function showAccount(data, { focus = true } = {}) {
   $("credo").value = account.credo;
   $("add-passkey").hidden = !browser.webauthn;
   refreshUpdateButton();
-  loadPasskeys();
+  clearActivity();
+  loadPasskeys().then(() => loadActivity());
   if (focus) $("account-title").focus();
 }
 
@@ -95,6 +101,58 @@ async function loadPasskeys() {
     passkeys = await api("GET", "api/account/passkeys");
     renderPasskeys($("passkeys"), passkeys, { rename: renamePasskey, remove: removePasskey });
   } catch (e) { warn(explain(e)); }
+}
+
+// ---- recent activity ----
+const activityPage = 10;
+
+function clearActivity() {
+  activity = { events: [], next: null, generation: activity.generation + 1 };
+  $("activity").replaceChildren();
+  $("activity-more").hidden = true;
+  $("activity-empty").hidden = true;
+  $("activity-unavailable").hidden = true;
+}
+
+function showActivity() {
+  renderActivity($("activity"), activity.events, passkeys);
+  $("activity-empty").hidden = activity.events.length !== 0;
+  $("activity-more").hidden = activity.next === null;
+}
+
+// The newest events again, after the page's own actions (each one adds to the history). A failure is
+// said in the card, not in the message line: the person did not ask for this list.
+async function loadActivity() {
+  const generation = ++activity.generation;
+  try {
+    const page = await api("GET", `api/account/events?limit=${activityPage}`);
+    if (generation !== activity.generation) return;
+    activity = { events: page.events ?? [], next: page.next ?? null, generation };
+    $("activity-unavailable").hidden = true;
+    showActivity();
+  } catch (e) {
+    if (generation !== activity.generation) return;
+    console.info("Latchkey: the recent activity could not be loaded:", e?.message ?? e);
+    $("activity-unavailable").hidden = false;
+  }
+}
+
+// "Show more": the page after the last one shown. The focus moves to the first new event when the
+// button goes away (nothing more to show), so that it is not lost with the button.
+async function moreActivity() {
+  const button = $("activity-more");
+  if (activity.next === null) return;
+  const generation = activity.generation;
+  await whileBusy(button, "Loading…", async () => {
+    try {
+      const page = await api("GET", `api/account/events?limit=${activityPage}&cursor=${encodeURIComponent(activity.next)}`);
+      if (generation !== activity.generation) return;
+      const shown = activity.events.length;
+      activity = { events: [...activity.events, ...(page.events ?? [])], next: page.next ?? null, generation };
+      showActivity();
+      if (activity.next === null) $("activity").children[shown]?.focus();
+    } catch (e) { warn(explain(e)); }
+  });
 }
 
 // ---- ceremonies ----
@@ -223,6 +281,8 @@ async function addPasskey() {
       await loadPasskeys();
       say(`Added the passkey ${result.passkey.name}. Rename it so you can tell your passkeys apart.`);
     } catch (e) { warn(explain(e)); }
+    // Also after a failure: the sign-in that confirmed it was the person is history of its own.
+    if (account) loadActivity();
   });
 }
 
@@ -230,6 +290,7 @@ async function renamePasskey(passkey, name) {
   try {
     const renamed = await api("PATCH", `api/account/passkeys/${passkey.id}`, { name });
     await loadPasskeys();
+    loadActivity();
     say(`Renamed to ${renamed.name}.`);
     document.querySelector(`#passkeys li[data-id="${CSS.escape(passkey.id)}"] button`)?.focus();
     return true;
@@ -240,6 +301,7 @@ async function removePasskey(passkey) {
   try {
     await api("DELETE", `api/account/passkeys/${passkey.id}`);
     await loadPasskeys();
+    loadActivity();
     const signalled = account ? await signalAllAcceptedCredentials(rpId, account.userHandle, passkeys.map((p) => p.id)) : false;
     say(`Removed the passkey ${passkey.name}.` + (signalled ? "" : " Also remove it from your password manager."));
     $("add-passkey").focus();
@@ -264,6 +326,7 @@ async function update(event) {
       // Keep the password manager's list in step with the new name (WebAuthn L3 signal).
       if (body.displayName) await signalCurrentUserDetails(rpId, account.userHandle, account.displayName);
       say("Saved.");
+      loadActivity();
     } catch (e) { warn(explain(e)); }
   });
   refreshUpdateButton();
@@ -319,6 +382,7 @@ async function start() {
   $("cancel-delete").addEventListener("click", () => deleteDialog.close());
   $("confirm-delete").addEventListener("click", deleteAccount);
   $("add-passkey").addEventListener("click", addPasskey);
+  $("activity-more").addEventListener("click", moreActivity);
 
   browser = await capabilities();
   if (!browser.conditionalGet) autofillState(browser.webauthn ? "unavailable" : "off");

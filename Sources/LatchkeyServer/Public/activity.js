@@ -1,0 +1,154 @@
+// The account's recent activity (`GET /api/account/events`) as sentences a person reads: what happened,
+// with which passkey, from which browser and address, and when — so that a sign-in that was not theirs
+// stands out. An event kind this page does not know yet still gets a sentence. Every string from the
+// server goes in as text, never as HTML.
+
+const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
+const operator = "the service’s operator";
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const quoted = (name) => `“${name}”`;
+const text = (value) => (typeof value === "string" && value !== "" ? value : null);
+
+// Why a login was refused, in words; the server's code itself for one this page has no words for.
+const refusals = {
+  signature_invalid: "signature did not verify",
+  sign_count_regression: "the passkey’s counter went backwards, so it may have been copied",
+  account_disabled: "the account is disabled",
+  user_not_verified: "the device did not check it was you",
+  user_not_present: "no one confirmed on the device",
+  origin_not_allowed: "it came from another website",
+  cross_origin_not_allowed: "it came from a page embedded in another website",
+  top_origin_not_allowed: "it came from a page embedded in another website",
+  rp_id_hash_mismatch: "the passkey answered for another website",
+  challenge_mismatch: "the sign-in request did not match",
+  user_handle_mismatch: "the passkey belongs to another account",
+  backup_eligibility_changed: "the passkey’s backup eligibility changed",
+  backup_state_without_eligibility: "the passkey’s backup flags contradict each other",
+};
+
+function refusal(code) {
+  if (!code) return "";
+  return ` (${refusals[code] ?? code.replaceAll("_", " ")})`;
+}
+
+// What the account's profile change touched, from the detail's `fields` ("displayName,credo").
+function profileChange(detail) {
+  const fields = (text(detail.fields) ?? "").split(",");
+  const name = text(detail.displayName);
+  if (fields.includes("displayName") && name) {
+    return `Display name changed to ${quoted(name)}` + (fields.includes("credo") ? " and credo changed" : "");
+  }
+  if (fields.includes("credo")) return "Credo changed";
+  return "Profile changed";
+}
+
+// The event as one sentence. `name` is the passkey's name at the time (or now), `before` its name before
+// a rename; either may be null.
+export function describe(event, { name = null, before = null } = {}) {
+  const detail = event.detail && typeof event.detail === "object" ? event.detail : {};
+  const provider = text(event.provider);
+  const passkey = name ? `the passkey ${quoted(name)}` : "a passkey";
+  const Passkey = name ? `Passkey ${quoted(name)}` : "A passkey";
+  const by = event.byOperator ? ` by ${operator}` : "";
+  switch (event.event) {
+    case "account.created": return "Account created" + by;
+    case "account.updated": return profileChange(detail) + by;
+    case "account.deleted": return "Account deleted" + by;
+    case "account.disabled": return event.byOperator ? `Your account was disabled by ${operator}` : "Your account was disabled";
+    case "account.enabled": return event.byOperator ? `Your account was enabled again by ${operator}` : "Your account was enabled again";
+    case "passkey.added": return `${Passkey} added` + (provider ? ` (${provider})` : "") + by;
+    case "passkey.renamed": {
+      const renamed = text(detail.name);
+      if (!renamed) return `${Passkey} renamed` + by;
+      return (before && before !== renamed ? `Passkey ${quoted(before)}` : "A passkey") + ` renamed to ${quoted(renamed)}` + by;
+    }
+    case "passkey.removed": return `${Passkey} removed` + by;
+    case "passkey.backup_state_changed":
+      if (detail.backedUp === true) return `${Passkey} is now synced to your other devices`;
+      if (detail.backedUp === false) return `${Passkey} is no longer synced: it lives on one device only`;
+      return `${Passkey} changed how it is backed up`;
+    case "login.succeeded": return "Signed in with " + (provider ?? passkey);
+    case "login.refused": return "Refused sign-in" + (name || provider ? ` with ${name ? passkey : provider}` : "") + refusal(text(detail.code));
+    case "login.possible_clone":
+      return `The signature counter of ${provider ?? passkey} went backwards: the passkey may have been copied`;
+    case "session.ended": return "Signed out";
+    case "sessions.revoked": return event.byOperator ? `Every session was ended by ${operator}` : "Signed out everywhere";
+    case "access_token.issued": return "An access token was issued for another service";
+    default: {
+      // A kind newer than this page: said plainly, with its name, never an error.
+      const kind = text(event.event) ?? "unknown";
+      return `Account event: ${kind.replaceAll(/[._]/g, " ")}` + by;
+    }
+  }
+}
+
+// Sign-ins that were refused or look copied: worth a second look.
+const alerts = new Set(["login.refused", "login.possible_clone"]);
+
+// Where the event came from: "Chrome on Linux, 127.0.0.1"; nothing for an operator's action.
+function where(event) {
+  if (event.byOperator) return "";
+  return [text(event.device), text(event.clientAddress)].filter(Boolean).join(", ");
+}
+
+// "5 minutes ago" within a week, the date and time beyond (both in the browser's language).
+function when(at, now) {
+  const seconds = Math.min(0, Math.round((at - now) / 1000)) || 0;
+  const steps = [[60, "second"], [60, "minute"], [24, "hour"], [7, "day"]];
+  let value = seconds;
+  for (const [size, unit] of steps) {
+    if (Math.abs(value) < size) return relative.format(value, unit);
+    value = Math.trunc(value / size);
+  }
+  return dateAndTime.format(at);
+}
+
+function time(event, now) {
+  const at = new Date(event.at);
+  if (Number.isNaN(at.getTime())) return element("span", "", "at an unknown time");
+  const node = element("time", "", when(at, now));
+  node.dateTime = at.toISOString();
+  node.title = dateAndTime.format(at);
+  return node;
+}
+
+// The passkey's name at each event (from the loaded events, oldest first, then the current list for a
+// passkey whose naming happened before the loaded pages), and before each rename.
+function passkeyNames(events, passkeys) {
+  const current = new Map(passkeys.map((p) => [p.id, p.name]));
+  const known = new Map();
+  const names = new Map();
+  for (const event of [...events].reverse()) {
+    const id = text(event.passkeyId);
+    if (!id) continue;
+    const before = known.get(id) ?? null;
+    const named = text(event.detail?.name);
+    if (named && ["passkey.added", "passkey.renamed", "passkey.removed"].includes(event.event)) known.set(id, named);
+    names.set(event, { name: known.get(id) ?? current.get(id) ?? null, before });
+  }
+  return names;
+}
+
+// Shows `events` (newest first) in `list`; the items are drawn again from scratch each time.
+export function renderActivity(list, events, passkeys) {
+  const names = passkeyNames(events, passkeys);
+  const now = Date.now();
+  list.replaceChildren(...events.map((event) => {
+    const row = element("li", alerts.has(event.event) ? "activity activity-alert" : "activity");
+    row.tabIndex = -1;
+    const from = where(event);
+    row.append(element("p", "activity-what", describe(event, names.get(event)) + (from ? ` — ${from}` : "")));
+    const meta = element("p", "activity-meta");
+    meta.append(time(event, now));
+    row.append(meta);
+    return row;
+  }));
+}
