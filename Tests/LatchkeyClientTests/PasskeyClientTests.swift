@@ -181,7 +181,8 @@ struct PasskeyClientTests {
             #expect(cursor == one.events.last?.id)
             let two = try await client.events(cursor: cursor, limit: 3)
             #expect(two.events.map(\.id) == all.events[3..<6].map(\.id))
-            let three = try await client.events(cursor: try #require(two.next), limit: 3)
+            let secondCursor: String = try #require(two.next)
+            let three = try await client.events(cursor: secondCursor, limit: 3)
             #expect(three.events.map(\.event) == ["account.created"])
             #expect(three.next == nil)
 
