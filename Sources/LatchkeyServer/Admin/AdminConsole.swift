@@ -31,6 +31,9 @@ package struct AdminConsole: Sendable {
         }
         do {
             try await Migrations.run(on: connections)
+        } catch let newer as Migrations.NewerSchema {
+            try? await connections.shutdown()
+            throw ServerConfiguration.Invalid(description: newer.sentence(database: configuration.database))
         } catch {
             try? await connections.shutdown()
             throw ServerConfiguration.Invalid(

@@ -70,10 +70,7 @@ public struct Latchkey: Sendable {
             try await Migrations.run(on: connections)
         } catch let newer as Migrations.NewerSchema {
             try? await connections.shutdown()
-            throw ServerConfiguration.Invalid(description: """
-                the database \(configuration.database) was migrated by a newer Latchkey (schema version \(newer.found); this one knows \
-                up to \(newer.known)): run that version or a newer one, or restore the backup taken before the upgrade
-                """)
+            throw ServerConfiguration.Invalid(description: newer.sentence(database: configuration.database))
         } catch {
             try? await connections.shutdown()
             throw ServerConfiguration.Invalid(

@@ -68,15 +68,17 @@ final class DatabaseConnections: Sendable {
     /// `eventLoopGroup`: where PostgreSQL's connections live. `latchkey serve` passes the server's own
     /// loops (issue 16): a request then talks to the database from the thread it runs on, where NIO's
     /// singleton loops cost two thread hand-overs per statement — a third of a login's time on PostgreSQL.
+    /// `sqliteReadOnly`: a SQLite file is opened for reading only (`DirectSQLite(path:readOnly:)`); it must
+    /// exist. PostgreSQL is opened as always (the caller only reads).
     static func open(
         _ location: DatabaseLocation, limits: Limits = Limits(), logger: Logger,
-        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, sqliteReadOnly: Bool = false
     ) throws -> DatabaseConnections {
         switch location {
         case .sqlite(let path):
-            return try direct(path: path, logger: logger)
+            return try direct(path: path, readOnly: sqliteReadOnly, logger: logger)
         case .sqliteMemory:
-            return try direct(path: ":memory:", logger: logger)
+            return try direct(path: ":memory:", readOnly: false, logger: logger)
         case .postgres(let url):
             // libpq spells the scheme postgresql://; PostgresKit knows it as postgres://.
             let normalized = url.hasPrefix("postgresql://") ? "postgres://" + url.dropFirst("postgresql://".count) : url
@@ -101,8 +103,8 @@ final class DatabaseConnections: Sendable {
     }
 
     /// SQLite through Latchkey's synchronous driver (see `DirectSQLite`).
-    private static func direct(path: String, logger: Logger) throws -> DatabaseConnections {
-        let connection = try DirectSQLite(path: path)
+    private static func direct(path: String, readOnly: Bool, logger: Logger) throws -> DatabaseConnections {
+        let connection = try DirectSQLite(path: path, readOnly: readOnly)
         let database = DirectSQLiteDatabase(connection: connection, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
         return DatabaseConnections(
             flavor: .sqlite, timeout: nil, eventLoopGroup: MultiThreadedEventLoopGroup.singleton,

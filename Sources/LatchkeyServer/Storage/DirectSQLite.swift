@@ -39,8 +39,11 @@ final class DirectSQLite: @unchecked Sendable {
         let columns: DirectSQLiteRow.Columns
     }
 
-    init(path: String) throws {
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+    /// `readOnly`: an existing file, opened for reading only (`latchkey migrate --dry-run`): nothing is
+    /// created, written or checkpointed, and the journal mode is left as it is. SQLite may still create an
+    /// empty `-wal` and `-shm` beside a WAL database, as any reader does.
+    init(path: String, readOnly: Bool = false) throws {
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         var db: OpaquePointer?
         let status = sqlite3_open_v2(path, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
@@ -53,7 +56,7 @@ final class DirectSQLite: @unchecked Sendable {
         // across a crash of the process, at most the last commits lost with the machine's power.
         // Checkpoints (two fsyncs each) every 10 000 log pages instead of SQLite's 1 000: at the default
         // they were a tenth of the database's cost per login. The log is cut back to 64 MiB after each.
-        let pragmas = [
+        let pragmas = readOnly ? ["PRAGMA busy_timeout = 10000"] : [
             "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL", "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 10000",
             "PRAGMA wal_autocheckpoint = 10000", "PRAGMA journal_size_limit = 67108864",
         ]

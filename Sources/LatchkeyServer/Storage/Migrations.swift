@@ -5,13 +5,19 @@ import SQLKit
 /// once, in order, inside a transaction, and recorded in `schema_migrations`; a database written by an
 /// older Latchkey opens in a newer one, which applies only the versions it lacks.
 enum Migrations {
+    /// One version: its number, one line saying what it changes (`latchkey migrate` prints it; the
+    /// comment above each says why), and its statements for a database's flavor.
     struct Migration: Sendable {
         let version: Int
+        let summary: String
         let statements: @Sendable (SQLFlavor) -> [String]
     }
 
     static let all: [Migration] = [
-        Migration(version: 1) { flavor in
+        Migration(
+            version: 1,
+            summary: "The first schema: accounts, their passkeys (credentials), pending ceremonies and sessions."
+        ) { flavor in
             let bytes = flavor.bytesType
             return [
                 """
@@ -66,7 +72,10 @@ enum Migrations {
         // their expiry index too: the table holds only the last few minutes' unfinished ceremonies, which
         // the housekeeping purge can scan, and every login would otherwise write that index twice. Four
         // pages fewer in the write-ahead log per login. PostgreSQL keeps version 1's tables.
-        Migration(version: 2) { flavor in
+        Migration(
+            version: 2,
+            summary: "SQLite only: ceremonies and sessions clustered on their random keys (WITHOUT ROWID), fewer pages written per login."
+        ) { flavor in
             guard flavor == .sqlite else { return [] }
             return [
                 """
@@ -99,7 +108,10 @@ enum Migrations {
         // validated to a configured anchor, so the page can say "not verified" (finding 16). SQLite gets
         // its ceremony expiry index back: the purge and the pending-ceremony cap run under the write lock,
         // and without the index each was a scan of every pending row (finding 10).
-        Migration(version: 3) { flavor in
+        Migration(
+            version: 3,
+            summary: "Sessions remember the passkey that opened them, passkeys whether their attestation was verified; SQLite's ceremony expiry index again."
+        ) { flavor in
             [
                 "ALTER TABLE sessions ADD COLUMN credential_id \(flavor.bytesType)",
                 "CREATE INDEX sessions_by_credential ON sessions (credential_id)",
@@ -109,7 +121,10 @@ enum Migrations {
         // Sealed challenges (issues 12 and 16): options store nothing, the ceremony travels inside its
         // challenge, sealed under a key kept here; a completed ceremony leaves its challenge's digest until
         // the challenge expires. Ceremonies pending at the upgrade are dropped: they are started again.
-        Migration(version: 4) { flavor in
+        Migration(
+            version: 4,
+            summary: "Sealed challenges: pending ceremonies dropped (people start again), used challenges kept until they expire, server keys in the database."
+        ) { flavor in
             let bytes = flavor.bytesType
             return [
                 "DROP TABLE ceremonies",
@@ -132,7 +147,10 @@ enum Migrations {
         // `rate_limits`, the token buckets every instance draws from, UNLOGGED because a bucket is worth
         // nothing after a crash (at worst a client gets a fresh allowance) and a logged table would put a
         // write-ahead-log record, and its fsync, behind every API request.
-        Migration(version: 5) { flavor in
+        Migration(
+            version: 5,
+            summary: "Several instances on one database: when each periodic task last ran; on PostgreSQL, the shared rate-limit buckets."
+        ) { flavor in
             [
                 """
                 CREATE TABLE housekeeping (
@@ -153,11 +171,17 @@ enum Migrations {
         },
         // Access tokens (issue 14): whether the login that opened a session verified the user, for the
         // tokens' `amr` claim. Sessions from before say no.
-        Migration(version: 6) { _ in
+        Migration(
+            version: 6,
+            summary: "Sessions record whether their login verified the user (the access tokens' amr)."
+        ) { _ in
             ["ALTER TABLE sessions ADD COLUMN user_verified INTEGER NOT NULL DEFAULT 0"]
         },
         // When a passkey's backup state last changed at a login (null: never).
-        Migration(version: 7) { _ in
+        Migration(
+            version: 7,
+            summary: "Passkeys record when their backup state last changed at a login."
+        ) { _ in
             ["ALTER TABLE credentials ADD COLUMN backup_state_changed_at BIGINT"]
         },
         // Fewer pages written per login (issue 16). A used challenge is keyed by its expiry first: a
@@ -167,7 +191,10 @@ enum Migrations {
         // expiry index goes. Sessions lose their index by passkey: the sessions a removed passkey opened
         // are found among its account's (one person's handful), through the index by account. PostgreSQL's
         // rate-limit buckets hand out several tokens at a time.
-        Migration(version: 8) { flavor in
+        Migration(
+            version: 8,
+            summary: "Used challenges keyed by expiry first, the sessions' index by passkey dropped (fewer pages per login); PostgreSQL leases rate-limit tokens."
+        ) { flavor in
             [
                 """
                 CREATE TABLE used_challenges_v8 (
@@ -186,7 +213,10 @@ enum Migrations {
         },
         // The origin whose ceremony created a passkey: a web origin, or an Android app's
         // `android:apk-key-hash:…` (issue 35). Null for passkeys made before.
-        Migration(version: 9) { _ in
+        Migration(
+            version: 9,
+            summary: "Passkeys record the origin whose ceremony created them (a web origin or an Android app)."
+        ) { _ in
             ["ALTER TABLE credentials ADD COLUMN created_origin TEXT"]
         },
         // Operating Latchkey (issue 29). Accounts can be disabled (reversibly: null is enabled). The audit
@@ -196,7 +226,10 @@ enum Migrations {
         // also the oldest times, so it needs no index of its own and a login writes one index, not two.
         // Admin API keys, by the SHA-256 of their secret. The webhook outbox: one row per event and
         // endpoint still to deliver, written with the event.
-        Migration(version: 10) { flavor in
+        Migration(
+            version: 10,
+            summary: "Operating Latchkey: accounts can be disabled; the audit trail, admin API keys and the webhook outbox."
+        ) { flavor in
             let bytes = flavor.bytesType
             let serial = flavor == .sqlite ? "INTEGER PRIMARY KEY" : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY"
             return [
@@ -276,10 +309,34 @@ enum Migrations {
         try await database.raw("SELECT max(version) AS v FROM schema_migrations").first()?.decode(column: "v", as: Int?.self) ?? 0
     }
 
+    /// The same, reading only: 0 for a database without `schema_migrations` (which `run` would create),
+    /// for `latchkey migrate --dry-run`.
+    static func versionReadingOnly(of database: any SQLDatabase, flavor: SQLFlavor) async throws -> Int {
+        let exists: SQLQueryString = flavor == .sqlite
+            ? "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+            : "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'schema_migrations'"
+        let tables = try await database.raw(exists).first()?.decode(column: "n", as: Int.self) ?? 0
+        guard tables > 0 else { return 0 }
+        return try await version(of: database)
+    }
+
+    /// The versions a database at schema version `current` lacks, in the order `run` applies them.
+    static func pending(after current: Int) -> [Migration] {
+        all.filter { $0.version > current }.sorted { $0.version < $1.version }
+    }
+
     /// The database was migrated by a newer Latchkey than this one.
     struct NewerSchema: Error, Sendable {
         let found: Int
         let known: Int
+
+        /// What `latchkey serve` (and `latchkey migrate`, `latchkey admin`) say about it: one sentence.
+        func sentence(database: DatabaseLocation) -> String {
+            """
+            the database \(database) was migrated by a newer Latchkey (schema version \(found); this one knows up to \(known)): \
+            run that version or a newer one, or restore the backup taken before the upgrade
+            """
+        }
     }
 
     /// Waits for the migration lock (PostgreSQL; released when the transaction ends).
