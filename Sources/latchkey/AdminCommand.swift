@@ -22,19 +22,31 @@ struct AdminCommand: AsyncParsableCommand {
         @Option(help: "A latchkey serve configuration file (TOML) to read the database from. Or LATCHKEY_CONFIG.")
         var config: String?
 
-        /// Opens the database as `serve` would with the same settings.
-        func console() async throws -> AdminConsole {
+        /// The settings `serve` would run with (`--database`, else the configuration file's, else
+        /// `LATCHKEY_DATABASE`, …), not validated beyond what the database needs.
+        func configuration() throws(ServerConfiguration.Invalid) -> ServerConfiguration {
             let environment = ProcessInfo.processInfo.environment
+            let arguments = try ServeArguments((database.map { ["--database", $0] } ?? []) + (config.map { ["--config", $0] } ?? []))
+            let file = try arguments.configurationFilePath(environment: environment).map { path throws(ServerConfiguration.Invalid) in
+                try ConfigurationFile(path: path)
+            }
+            return try arguments.resolve(environment: environment, file: file)
+        }
+
+        /// Runs `body` with the configuration; a `ServerConfiguration.Invalid` it throws is printed as one
+        /// sentence after `latchkey COMMAND:`, with exit status 2.
+        func withConfiguration<T>(command: String, _ body: (ServerConfiguration) async throws -> T) async throws -> T {
             do {
-                let arguments = try ServeArguments((database.map { ["--database", $0] } ?? []) + (config.map { ["--config", $0] } ?? []))
-                let file = try arguments.configurationFilePath(environment: environment).map { path throws(ServerConfiguration.Invalid) in
-                    try ConfigurationFile(path: path)
-                }
-                return try await AdminConsole.open(configuration: try arguments.resolve(environment: environment, file: file))
+                return try await body(try configuration())
             } catch let invalid as ServerConfiguration.Invalid {
-                Output.printError("latchkey admin: \(ServeCommand.sentence(invalid.description))")
+                Output.printError("latchkey \(command): \(ServeCommand.sentence(invalid.description))")
                 throw ExitCode(2)
             }
+        }
+
+        /// Opens the database as `serve` would with the same settings.
+        func console() async throws -> AdminConsole {
+            try await withConfiguration(command: "admin") { try await AdminConsole.open(configuration: $0) }
         }
 
         /// Runs `body` on the opened database and prints its answer; a refusal is printed with exit status 1.

@@ -1,0 +1,99 @@
+"""The accounts of the upgrade fixture, made through a running `latchkey serve`'s API by a `latchkey` CLI
+and its software authenticator (one credential store file per passkey), and signed in again after an
+upgrade. Standard library only.
+
+As a script it makes the committed SQLite fixture with the previous release's binary:
+
+    python3 Tests/Upgrade/accounts.py OLD_LATCHKEY Tests/Upgrade/fixtures
+
+which starts OLD_LATCHKEY serve on a new fixtures/latchkey-v9.sqlite (its key file fixtures/latchkey.key made
+on that first start), registers ACCOUNTS through it, stops it, and leaves the database checkpointed into one
+file. Tests/Upgrade/fixtures/README.md says which binary made the committed one.
+"""
+import json
+import os
+import pathlib
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
+from processes import free_port, healthy, start_latchkey, wait_until  # noqa: E402
+
+# Display name, then each passkey: its name and its store file (the first one registers the account).
+# Ada's first passkey claims Apple Passwords' AAGUID, so a provider is named on the way.
+ACCOUNTS = [
+    ("Ada Lovelace", [("Ada Lovelace", "ada.json", "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"), ("Ada's spare", "ada-spare.json", None)]),
+    ("Grace Hopper", [("Grace Hopper", "grace.json", None)]),
+]
+CREDO = "Imagination is the discovering faculty."
+
+
+def cli(binary, arguments, server, store, home, aaguid=None):
+    """`latchkey ARGUMENTS --server SERVER --store STORE --json` with its token store in `home`; the JSON it
+    printed (AssertionError with its stderr when it failed)."""
+    command = [binary, *arguments, "--server", server, "--store", str(store), "--json"]
+    if aaguid:
+        command += ["--aaguid", aaguid]
+    environment = dict(os.environ, HOME=str(home), XDG_CONFIG_HOME="", LATCHKEY_AUTHENTICATOR_STORE="",
+                       LATCHKEY_TOKEN_STORE=str(pathlib.Path(home) / "sessions.json"))
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60, env=environment, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, f"{' '.join(command[:2])}: exit {result.returncode}: {result.stderr}"
+    return json.loads(result.stdout) if result.stdout.strip() else None
+
+
+def register_all(binary, server, stores):
+    """Registers ACCOUNTS on `server` with `binary`, the passkeys' store files in `stores`; answers
+    {display name: account id}."""
+    ids = {}
+    with tempfile.TemporaryDirectory() as home:
+        for display_name, passkeys in ACCOUNTS:
+            (first, store, aaguid), *more = passkeys
+            account = cli(binary, ["register", first], server, pathlib.Path(stores) / store, home, aaguid)
+            ids[display_name] = account["id"]
+            for name, other, other_aaguid in more:
+                cli(binary, ["passkeys", "add", name], server, pathlib.Path(stores) / other, home, other_aaguid)
+            if display_name.startswith("Ada"):
+                cli(binary, ["account", "update", "--credo", CREDO], server, pathlib.Path(stores) / store, home)
+            (pathlib.Path(home) / "sessions.json").unlink(missing_ok=True)
+    return ids
+
+
+def sign_in(binary, server, store):
+    """Logs in on `server` with the passkey in `store` (a copy: the login moves its counter); the account."""
+    with tempfile.TemporaryDirectory() as home:
+        return cli(binary, ["login"], server, store, home)
+
+
+def make_fixture(binary, directory):
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    database = directory / "latchkey-v9.sqlite"
+    for stale in [database, directory / "latchkey.key", *(directory / store for _, passkeys in ACCOUNTS for _, store, _ in passkeys)]:
+        stale.unlink(missing_ok=True)
+    port = free_port()
+    with open(directory / "make.log", "w") as log:
+        server = start_latchkey(port, binary=binary, database=f"sqlite:{database}", key_file=directory / "latchkey.key",
+                                stdout=log, stderr=log)
+        try:
+            wait_until(lambda: healthy(port) or server.poll() is not None, 30, "the old latchkey serve answering")
+            register_all(binary, f"http://localhost:{port}", directory)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    (directory / "make.log").unlink()
+    # One file: the last connection's close checkpoints the write-ahead log into it and removes the log.
+    db = sqlite3.connect(database)
+    print("schema version", db.execute("SELECT max(version) FROM schema_migrations").fetchone()[0],
+          "accounts", db.execute("SELECT count(*) FROM accounts").fetchone()[0],
+          "passkeys", db.execute("SELECT count(*) FROM credentials").fetchone()[0])
+    db.close()
+    leftovers = [path.name for path in directory.glob("latchkey-v9.sqlite-*")]
+    assert not leftovers, leftovers
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        print("usage: accounts.py OLD_LATCHKEY FIXTURE_DIRECTORY", file=sys.stderr)
+        sys.exit(2)
+    make_fixture(sys.argv[1], sys.argv[2])
