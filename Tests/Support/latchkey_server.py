@@ -71,10 +71,12 @@ class Endpoint:
 
 
 class Server(Endpoint):
-    def __init__(self, *flags, database=None, env=None):
+    def __init__(self, *flags, database=None, env=None, binary=None):
         """`latchkey serve` with `flags`, on a temporary SQLite database unless `database` (a URL or
         `sqlite:PATH`) names one; `env` adds environment variables. A URL with a password (a
-        processes.PrivatePostgres's `url`) goes in LATCHKEY_DATABASE, not on the command line."""
+        processes.PrivatePostgres's `url`) goes in LATCHKEY_DATABASE, not on the command line. `binary`:
+        another latchkey than $LATCHKEY_BIN (an older release, for Tests/Upgrade)."""
+        self.binary = binary or latchkey_binary()
         port = free_port()
         super().__init__(port, f"http://localhost:{port}")
         self.url = self.origin
@@ -90,7 +92,7 @@ class Server(Endpoint):
         answers."""
         # The key file that wraps the database's keys, kept with this server's own files (the default for a
         # PostgreSQL database would be ./latchkey.key in the working directory).
-        self.process = start_latchkey(self.port, self.flags, binary=latchkey_binary(), database=self.database,
+        self.process = start_latchkey(self.port, self.flags, binary=self.binary, database=self.database,
                                       key_file=os.path.join(self.directory.name, "latchkey.key"), env=self.env,
                                       stdout=self.log, stderr=self.log)
         deadline = time.time() + 30

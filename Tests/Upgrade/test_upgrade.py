@@ -1,0 +1,161 @@
+"""Upgrading from the previous release (issue 33): `latchkey migrate --dry-run` lists what is missing and
+changes nothing, the current `latchkey serve` migrates the database at start, and the accounts made by the old
+release still sign in with their passkeys.
+
+- SQLite: from the committed fixture (`fixtures/`, schema 9, made by commit 98b3aaf's release; README there).
+- PostgreSQL: the previous release itself (LATCHKEY_OLD_BIN; `scripts/test upgrade-build` builds commit
+  98b3aaf) makes schema 9 and its keys on a private PostgreSQL and registers the same accounts there, then
+  the current binary takes over. Skipped, saying so, when LATCHKEY_OLD_BIN is unset; `scripts/test upgrade`
+  always sets it.
+"""
+import json
+import os
+import pathlib
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "Support"))
+sys.path.insert(0, str(HERE))
+from accounts import ACCOUNTS, CREDO, register_all, sign_in  # noqa: E402
+from latchkey_server import Server  # noqa: E402
+from processes import PrivatePostgres, free_port, latchkey_binary  # noqa: E402
+
+FIXTURES = HERE / "fixtures"
+FIXTURE_VERSION = 9
+STORES = [store for _, passkeys in ACCOUNTS for _, store, _ in passkeys]
+
+
+def latest_version():
+    """The newest schema version the current source knows: the last `version: N` in Migrations.swift."""
+    source = (HERE.parents[1] / "Sources/LatchkeyServer/Storage/Migrations.swift").read_text()
+    return max(int(number) for number in re.findall(r"^\s*version: (\d+),$", source, re.M))
+
+
+def private_copy(source, target):
+    shutil.copyfile(source, target)
+    os.chmod(target, 0o600)
+    return target
+
+
+def copy_fixture(directory):
+    """The fixture's database, key file and passkey stores, copied into `directory` (0600)."""
+    for name in ["latchkey-v9.sqlite", "latchkey.key", *STORES]:
+        private_copy(FIXTURES / name, directory / name)
+    return directory / "latchkey-v9.sqlite", directory / "latchkey.key"
+
+
+def migrate(*arguments, env=None):
+    return subprocess.run([latchkey_binary(), "migrate", *arguments], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, **(env or {})), stdin=subprocess.DEVNULL)
+
+
+def assert_lists_the_missing_versions(result):
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert f"Schema version: {FIXTURE_VERSION}; this latchkey knows up to {latest_version()}." in out, out
+    assert "(dry run: nothing was changed)" in out, out
+    listed = [int(number) for number in re.findall(r"^Version (\d+): \S", out, re.M)]
+    assert listed == list(range(FIXTURE_VERSION + 1, latest_version() + 1)), out
+    assert "\n    ALTER TABLE accounts ADD COLUMN disabled_at BIGINT;\n" in out, out
+
+
+def readiness(server):
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/readyz", timeout=10) as response:
+        return json.loads(response.read())
+
+
+def assert_every_passkey_signs_in(server, stores, ids):
+    for display_name, passkeys in ACCOUNTS:
+        for _, store, _ in passkeys:
+            account = sign_in(latchkey_binary(), server.url, stores / store)
+            assert account["id"] == ids[display_name], (store, account)
+            assert account["displayName"] == display_name
+            assert account["credo"] == (CREDO if display_name.startswith("Ada") else "")
+
+
+def sqlite_versions(path):
+    with sqlite3.connect(path) as db:
+        return [row[0] for row in db.execute("SELECT version FROM schema_migrations ORDER BY version")]
+
+
+def test_sqlite_fixture_dry_run_then_serve_migrates_and_old_passkeys_sign_in(tmp_path):
+    database, key = copy_fixture(tmp_path)
+    before = database.read_bytes()
+    result = migrate("--dry-run", "--database", f"sqlite:{database}")
+    assert_lists_the_missing_versions(result)
+    assert f"Database: sqlite:{database} (SQLite)" in result.stdout
+    assert database.read_bytes() == before, "the dry run changed the database file"
+    assert sqlite_versions(database) == list(range(1, FIXTURE_VERSION + 1))
+    with sqlite3.connect(database) as db:
+        ids = dict((name, id_) for id_, name in db.execute("SELECT id, display_name FROM accounts"))
+
+    with Server(database=f"sqlite:{database}", env={"LATCHKEY_KEY_FILE": str(key)}) as server:
+        assert readiness(server) == {"status": "ready", "schemaVersion": latest_version()}
+        assert_every_passkey_signs_in(server, tmp_path, ids)
+    assert sqlite_versions(database) == list(range(1, latest_version() + 1))
+    assert migrate("--dry-run", "--database", f"sqlite:{database}").stdout.endswith("Nothing to do: the schema is up to date.\n")
+
+
+def test_a_database_from_a_newer_latchkey_is_refused_by_serve_and_migrate_with_one_sentence(tmp_path):
+    database, key = copy_fixture(tmp_path)
+    applied = migrate("--database", f"sqlite:{database}")
+    assert applied.returncode == 0, applied.stderr
+    assert f"Applied {latest_version() - FIXTURE_VERSION} migration" in applied.stdout, applied.stdout
+    newer = latest_version() + 1
+    with sqlite3.connect(database) as db:
+        db.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)", (newer,))
+    serve = subprocess.run([latchkey_binary(), "serve", "--port", str(free_port()), "--database", f"sqlite:{database}"],
+                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                           env=dict(os.environ, LATCHKEY_KEY_FILE=str(key)))
+    assert serve.returncode == 2, serve.stderr
+    sentence = serve.stderr.strip().removeprefix("latchkey serve: ")
+    assert f"schema version {newer}; this one knows up to {latest_version()}" in sentence, serve.stderr
+    for arguments in [["--dry-run"], []]:
+        refused = migrate(*arguments, "--database", f"sqlite:{database}")
+        assert refused.returncode == 2, refused.stdout
+        assert refused.stderr.strip() == f"latchkey migrate: {sentence}"
+    assert sqlite_versions(database)[-1] == newer
+
+
+def old_binary():
+    path = os.environ.get("LATCHKEY_OLD_BIN")
+    if not path:
+        pytest.skip("LATCHKEY_OLD_BIN is not set: no previous release to make schema 9 on PostgreSQL with "
+                    "(scripts/test upgrade-build builds commit 98b3aaf; scripts/test upgrade sets it)")
+    assert os.access(path, os.X_OK), f"LATCHKEY_OLD_BIN={path} is not an executable"
+    return path
+
+
+@pytest.mark.skipif(not PrivatePostgres.installed(), reason="PostgreSQL 15 is not installed (scripts/provision installs it)")
+def test_postgres_made_by_the_previous_release_dry_run_then_serve_migrates_and_passkeys_sign_in(tmp_path):
+    old = old_binary()
+    key = tmp_path / "latchkey.key"
+    with PrivatePostgres() as postgres:
+        with Server(database=postgres.url, env={"LATCHKEY_KEY_FILE": str(key)}, binary=old) as server:
+            ids = register_all(old, server.url, tmp_path)
+        versions = [int(row[0]) for row in postgres.query("SELECT version FROM schema_migrations ORDER BY version")]
+        assert versions == list(range(1, FIXTURE_VERSION + 1))
+
+        def snapshot():
+            return (postgres.query("SELECT table_name, column_name, data_type FROM information_schema.columns "
+                                   "WHERE table_schema = 'public' ORDER BY 1, 2"),
+                    postgres.query("SELECT version, applied_at FROM schema_migrations ORDER BY version"))
+        before = snapshot()
+        result = migrate("--dry-run", env={"LATCHKEY_DATABASE": postgres.url})
+        assert_lists_the_missing_versions(result)
+        assert "(PostgreSQL)" in result.stdout and "GENERATED ALWAYS AS IDENTITY" in result.stdout, result.stdout
+        assert postgres.password() not in result.stdout + result.stderr
+        assert snapshot() == before, "the dry run changed the PostgreSQL database"
+
+        with Server(database=postgres.url, env={"LATCHKEY_KEY_FILE": str(key)}) as server:
+            assert readiness(server) == {"status": "ready", "schemaVersion": latest_version()}
+            assert_every_passkey_signs_in(server, tmp_path, ids)
+        versions = [int(row[0]) for row in postgres.query("SELECT version FROM schema_migrations ORDER BY version")]
+        assert versions == list(range(1, latest_version() + 1))
