@@ -34,6 +34,8 @@ struct MigrateCommandTests {
         #expect(run.stdout.contains("\n        id INTEGER PRIMARY KEY,\n"), "SQLite's flavor of the audit table: \(run.stdout)")
         #expect(!run.stdout.contains("Version 9:"), "\(run.stdout)")
         #expect(try Data(contentsOf: database) == before, "the dry run changed the database file")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(files == ["latchkey.sqlite"], "the dry run made no -wal or -shm beside it: \(files)")
 
         // The same database named by LATCHKEY_DATABASE, as `serve` and `admin` read it.
         run = try LatchkeyBinary.run(["migrate", "--dry-run"], environment: ["LATCHKEY_DATABASE": "sqlite:\(database.path)"])

@@ -92,6 +92,7 @@ def test_sqlite_fixture_dry_run_then_serve_migrates_and_old_passkeys_sign_in(tmp
     assert_lists_the_missing_versions(result)
     assert f"Database: sqlite:{database} (SQLite)" in result.stdout
     assert database.read_bytes() == before, "the dry run changed the database file"
+    assert not list(tmp_path.glob("*.sqlite-*")), "the dry run left a -wal or -shm beside the database"
     assert sqlite_versions(database) == list(range(1, FIXTURE_VERSION + 1))
     with sqlite3.connect(database) as db:
         ids = dict((name, id_) for id_, name in db.execute("SELECT id, display_name FROM accounts"))
@@ -99,8 +100,12 @@ def test_sqlite_fixture_dry_run_then_serve_migrates_and_old_passkeys_sign_in(tmp
     with Server(database=f"sqlite:{database}", env={"LATCHKEY_KEY_FILE": str(key)}) as server:
         assert readiness(server) == {"status": "ready", "schemaVersion": latest_version()}
         assert_every_passkey_signs_in(server, tmp_path, ids)
+        # While it serves (its -wal open beside the file): read through the log, nothing to do.
+        assert (tmp_path / "latchkey-v9.sqlite-wal").exists()
+        live = migrate("--dry-run", "--database", f"sqlite:{database}")
+        assert live.returncode == 0 and live.stdout.endswith("Nothing to do: the schema is up to date.\n"), live.stdout + live.stderr
+        assert server.alive()
     assert sqlite_versions(database) == list(range(1, latest_version() + 1))
-    assert migrate("--dry-run", "--database", f"sqlite:{database}").stdout.endswith("Nothing to do: the schema is up to date.\n")
 
 
 def test_a_database_from_a_newer_latchkey_is_refused_by_serve_and_migrate_with_one_sentence(tmp_path):

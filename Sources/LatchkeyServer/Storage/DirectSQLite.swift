@@ -40,12 +40,20 @@ final class DirectSQLite: @unchecked Sendable {
     }
 
     /// `readOnly`: an existing file, opened for reading only (`latchkey migrate --dry-run`): nothing is
-    /// created, written or checkpointed, and the journal mode is left as it is. SQLite may still create an
-    /// empty `-wal` and `-shm` beside a WAL database, as any reader does.
+    /// written or checkpointed, and the journal mode is left as it is. A reader of a WAL database creates
+    /// its `-wal` and `-shm` when they are missing, and cannot remove them after; made by root beside a
+    /// service's database, they would lock its own user out. So when there is no `-wal` (no connection has
+    /// the database open, or there would be one) the file is opened `immutable`, which creates nothing.
     init(path: String, readOnly: Bool = false) throws {
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        var name = path
+        if readOnly, !FileManager.default.fileExists(atPath: path + "-wal"),
+           let escaped = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "?#%")))
+        {
+            name = "file:\(escaped)?immutable=1"
+        }
         var db: OpaquePointer?
-        let status = sqlite3_open_v2(path, &db, flags, nil)
+        let status = sqlite3_open_v2(name, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             sqlite3_close(db)
