@@ -58,6 +58,8 @@ enum ServeSettings {
         .text("token-audience", \.tokenAudience, help: "The access tokens' aud claim"),
         .secret("introspection-secret", \.introspectionSecret,
                 help: "the secret (32+ characters) backends present to POST /api/introspect; introspection is off without one"),
+        .flag("recovery-ends-sessions", \.recoveryEndsSessions,
+              help: "A passkey added through a recovery grant ends every other session of the account (false: only the recovery session)"),
         .text("admin-listen", \.adminListen, help: "HOST:PORT on which to serve the admin API (/api/admin/…) instead of the main address",
               default: "beside the rest of the API"),
         .list("webhook-url", \.webhookEndpoints, help: "An http(s) URL the audit trail's events are POSTed to, signed (HMAC-SHA256)",

@@ -36,8 +36,10 @@ package struct AdminConsole: Sendable {
             throw ServerConfiguration.Invalid(
                 description: "the database \(configuration.database) cannot be opened (\(DatabaseFailure.summary(error)))")
         }
+        let store = Store(connections: connections)
         let service = AdminService(
-            store: Store(connections: connections), providers: try PasskeyProviders.bundled(), androidApps: configuration.androidApps, now: now)
+            store: store, providers: try PasskeyProviders.bundled(), androidApps: configuration.androidApps, now: now,
+            recovery: RecoveryService(store: store, configuration: configuration, now: now))
         return AdminConsole(service: service, connections: connections)
     }
 
@@ -143,6 +145,43 @@ package struct AdminConsole: Sendable {
                 lines.add([event.id, Self.text(event.at), event.event, event.accountId ?? "-", event.actor, event.clientAddress ?? "-", detail])
             }
             return lines.text + (page.next.map { "\nMore: --before \($0)" } ?? "")
+        }
+    }
+
+    // MARK: Recovery
+
+    package func issueRecovery(accountId: String, lifetime: TimeInterval, json: Bool) async throws -> String {
+        try await run {
+            let issued = try await service.recovery.issue(accountId: accountId, lifetime: lifetime, origin: .cli)
+            if json { return try Self.json(issued) }
+            return """
+                Recovery grant \(issued.grant.id) for account \(accountId), valid until \(Self.text(issued.grant.expiresAt)) \
+                (any earlier grant of the account is revoked). Give the person this code, or the link — once:
+
+                    \(issued.code)
+                    \(issued.link)
+
+                It lets them add one passkey, nothing else; only its hash is stored.
+                """
+        }
+    }
+
+    package func recoveryGrants(accountId: String?, json: Bool) async throws -> String {
+        try await run {
+            let grants = try await service.recovery.grants(accountId: accountId)
+            if json { return try Self.json(grants) }
+            var lines = Table(["GRANT", "ACCOUNT", "STATE", "ISSUED", "EXPIRES", "BY", "WRONG TRIES"])
+            for grant in grants {
+                lines.add([grant.id, grant.accountId, grant.state, Self.text(grant.issuedAt), Self.text(grant.expiresAt), grant.issuedBy, "\(grant.failedAttempts)"])
+            }
+            return lines.text
+        }
+    }
+
+    package func revokeRecovery(grantId: String) async throws -> String {
+        try await run {
+            try await service.recovery.revoke(grantId: grantId, origin: .cli)
+            return "Revoked recovery grant \(grantId); its code no longer works, and a session it gave has ended."
         }
     }
 

@@ -120,6 +120,9 @@ public struct ServerConfiguration: Sendable {
     /// What backends present (`Authorization: Bearer …`) to ask `POST /api/introspect` about a token;
     /// introspection is off without one.
     public var introspectionSecret: String?
+    /// A passkey added through a recovery grant ends every other session of the account
+    /// (`--recovery-ends-sessions`, on): whoever lost the device may not be the only one holding it.
+    public var recoveryEndsSessions = true
     /// `HOST:PORT` where the admin API (`/api/admin/…`) is served instead of the main address
     /// (`--admin-listen`): an interface only operators reach. Nil: beside the rest of the API.
     public var adminListen: String?

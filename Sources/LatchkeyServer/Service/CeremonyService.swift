@@ -90,8 +90,10 @@ struct CeremonyService: Sendable {
     /// Verifies a registration response. `sessionAccountId` is the caller's account when it presented a
     /// token: adding a passkey needs the same account that asked for the options. The new account or
     /// passkey is audited as coming from `origin`, in the same commit.
+    /// With `recovery` (the caller is a restricted session), the passkey uses up its grant in the same
+    /// commit, and ends the account's sessions as configured.
     func verifyRegistration(
-        _ credential: RegistrationResponseJSON, sessionAccountId: String?, origin: AuditOrigin
+        _ credential: RegistrationResponseJSON, sessionAccountId: String?, origin: AuditOrigin, recovery: RecoveryUse? = nil
     ) async throws -> RegistrationOutcome {
         let (challenge, clientOrigin) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .registration)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind != .login else {
@@ -120,7 +122,7 @@ struct CeremonyService: Sendable {
             name: String((ceremony.displayName ?? "Passkey").prefix(64)), createdAt: created, lastUsedAt: nil,
             attestationVerified: result.trustPathVerified, createdOrigin: clientOrigin)
         let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
-        let person = origin.acting(as: "person")
+        let person = origin.acting(as: recovery == nil ? "person" : "recovery")
         let added = person.event(.passkeyAdded, at: created, account: record.accountId, credential: record.id, detail: [
             "name": .text(record.name), "aaguid": .text(AAGUIDFormat.string(record.aaguid)),
             "attestationFormat": .text(record.attestationFormat), "backupEligible": .flag(record.backupEligible),
@@ -128,8 +130,14 @@ struct CeremonyService: Sendable {
         do {
             switch ceremony.kind {
             case .addPasskey:
+                var events = [added]
+                if let recovery {
+                    events.append(person.event(.recoveryCompleted, at: created, account: record.accountId, credential: record.id, detail: [
+                        "grantId": .text(recovery.grantId), "sessionsEnded": .text(recovery.endsSessions ? "all" : "this"),
+                    ]))
+                }
                 try await store.ceremonies.addCredential(
-                    record, challenge: used, limit: configuration.maxPasskeysPerAccount, events: [added])
+                    record, challenge: used, limit: configuration.maxPasskeysPerAccount, events: events, recovery: recovery)
                 metrics.succeeded(kind)
                 return .addedPasskey(record)
             default:
@@ -150,6 +158,9 @@ struct CeremonyService: Sendable {
         } catch Store.Failure.tooManyPasskeys {
             metrics.failed(kind, reason: APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount).code)
             throw APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount)
+        } catch Store.Failure.recoveryGrantUsed {
+            metrics.failed(kind, reason: ErrorCode.invalidRecoveryCode.rawValue)
+            throw RecoveryService.refused
         } catch Store.Failure.duplicate {
             // §7.1 step 27: a credential id may be registered only once.
             metrics.failed(kind, reason: ErrorCode.credentialExists.rawValue)

@@ -31,6 +31,14 @@ struct AuditEvent: Sendable, Equatable {
         case accessTokenIssued = "access_token.issued"
         case adminKeyCreated = "admin_key.created"
         case adminKeyRevoked = "admin_key.revoked"
+        case recoveryIssued = "recovery.issued"
+        case recoveryRevoked = "recovery.revoked"
+        /// A code exchanged for a restricted session.
+        case recoveryExchanged = "recovery.exchanged"
+        /// The restricted session added its passkey: the grant is used up.
+        case recoveryCompleted = "recovery.completed"
+        /// A code refused (wrong for a real grant, or its grant no longer live); the detail says why.
+        case recoveryRefused = "recovery.refused"
     }
 
     /// The row's number, in the order rows were written (nil before it is stored).

@@ -238,6 +238,31 @@ enum Migrations {
                 "CREATE INDEX webhook_outbox_by_due ON webhook_outbox (next_attempt_at)",
             ]
         },
+        // Recovery (issue 30). Sessions say how they were made: `passkey`, or `recovery` — a restricted
+        // session that can only add a passkey, tied to the grant it came from. Recovery grants, issued by
+        // an operator: an id (the code's first group, for the look-up and the attempt count) and the
+        // SHA-256 of the code's secret part, never the code.
+        Migration(version: 11) { flavor in
+            [
+                "ALTER TABLE sessions ADD COLUMN method TEXT NOT NULL DEFAULT 'passkey'",
+                "ALTER TABLE sessions ADD COLUMN recovery_grant TEXT",
+                """
+                CREATE TABLE recovery_grants (
+                    id TEXT PRIMARY KEY,
+                    secret_hash \(flavor.bytesType) NOT NULL,
+                    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    purpose TEXT NOT NULL,
+                    issued_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    issued_by TEXT NOT NULL,
+                    exchanged_at BIGINT,
+                    used_at BIGINT,
+                    revoked_at BIGINT,
+                    failed_attempts INTEGER NOT NULL DEFAULT 0)
+                """,
+                "CREATE INDEX recovery_grants_by_account ON recovery_grants (account_id)",
+            ]
+        },
     ]
 
     /// The newest schema version this build knows.
