@@ -64,6 +64,24 @@ package struct RecoveryIssueRequest: JSONReadable {
     }
 }
 
+/// `POST /api/device-requests/{id}/poll`: the secret the new device got with its request.
+package struct DevicePollRequest: JSONReadable {
+    package let secret: String
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        secret = try reader.string("secret")
+    }
+}
+
+/// `POST /api/account/device-requests/find`: the short code the new device shows.
+package struct DeviceFindRequest: JSONReadable {
+    package let code: String
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        code = try reader.string("code")
+    }
+}
+
 /// `POST /api/admin/keys`: a new admin key's scope (read, write or recovery) and name.
 package struct AdminKeyRequest: JSONReadable {
     package let scope: String

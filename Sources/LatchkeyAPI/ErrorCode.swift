@@ -82,6 +82,7 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let unknownAccount = ErrorCode("unknown_account", .notFound)
     package static let unknownAdminKey = ErrorCode("unknown_admin_key", .notFound)
     package static let unknownRecoveryGrant = ErrorCode("unknown_recovery_grant", .notFound)
+    package static let unknownDeviceRequest = ErrorCode("unknown_device_request", .notFound)
     package static let unknownIcon = ErrorCode("unknown_icon", .notFound)
     package static let unknownProvider = ErrorCode("unknown_provider", .notFound)
     package static let noIcon = ErrorCode("no_icon", .notFound)
@@ -100,6 +101,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let bodyTooLarge = ErrorCode("body_too_large", .tooLarge)
     package static let invalidField = ErrorCode("invalid_field", .invalidField)
     package static let rateLimited = ErrorCode("rate_limited", .rateLimited)
+    /// As many device requests are waiting as the server keeps (`DeviceApprovalService.liveLimit`).
+    package static let tooManyDeviceRequests = ErrorCode("too_many_device_requests", .unavailable)
     package static let internalError = ErrorCode("internal_error", .internalError)
     package static let databaseUnavailable = ErrorCode("database_unavailable", .unavailable)
     /// `/readyz`: the database answers but its schema is not the one this binary runs on.
@@ -112,8 +115,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         duplicateParameter, missingOperation, unknownOperation, queryCredentialIdMismatch, invalidBase64, invalidParameter,
         notAuthenticated, unknownChallenge, invalidClient, signCountRegression, adminKeyInvalid, invalidRecoveryCode,
         originNotAllowed, originRequired, wrongAccount, recentSignInRequired, accountDisabled, insufficientScope, recoverySessionRestricted,
-        notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
+        notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownDeviceRequest, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
-        bodyTooLarge, invalidField, rateLimited, internalError, databaseUnavailable, notReady,
+        bodyTooLarge, invalidField, rateLimited, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,
     ]
 }

@@ -161,6 +161,9 @@ public struct Latchkey: Sendable {
         api.addRoutes(CeremonyController(ceremonies: ceremonies, configuration: configuration, providers: providers)
             .routes(session: LatchkeyAuthenticationMiddleware(authentication: authenticationRules, required: false, allowsRecovery: true)))
         api.addRoutes(RecoveryController(recovery: recovery, trustForwardedFor: configuration.trustForwardedFor).routes())
+        api.addRoutes(DeviceRequestController(
+            approvals: DeviceApprovalService(store: store, ceremonies: ceremonies, now: now), trustForwardedFor: configuration.trustForwardedFor)
+            .routes(signedIn: signedIn))
         api.addRoutes(AccountController(store: store, sessions: sessions, configuration: configuration, providers: providers, now: now)
             .routes(signedIn: signedIn))
         let tokens = TokenController(

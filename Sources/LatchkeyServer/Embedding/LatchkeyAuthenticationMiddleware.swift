@@ -18,7 +18,7 @@ public struct LatchkeyAuthenticationMiddleware<Context: LatchkeyRequestContext>:
         var context = context
         do {
             if let caller = try await authentication.caller(of: request) {
-                guard caller.method == .passkey || allowsRecovery else {
+                guard !caller.method.isRestricted || allowsRecovery else {
                     throw APIError(.recoverySessionRestricted, "This is a recovery session: it can only add a passkey.")
                 }
                 context.latchkeyAccount = LatchkeyAccount(caller)

@@ -60,7 +60,11 @@ struct CeremonyController: Sendable {
     func registrationVerify(_ request: Request, _ caller: RequestAuthentication.Caller?, origin: AuditOrigin) async throws -> RegistrationReply {
         let body = try await RequestBody.decode(RegistrationVerifyRequest.self, from: request)
         let recovery = caller.flatMap { caller in
-            caller.recoveryGrant.map { RecoveryUse(grantId: $0, endsSessions: configuration.recoveryEndsSessions) }
+            caller.recoveryGrant.map { grant in
+                caller.method == .device
+                    ? RecoveryUse(grantId: grant, endsSessions: false, viaDeviceRequest: true)
+                    : RecoveryUse(grantId: grant, endsSessions: configuration.recoveryEndsSessions)
+            }
         }
         switch try await ceremonies.verifyRegistration(body.credential, sessionAccountId: caller?.accountId, origin: origin, recovery: recovery) {
         case .newAccount(let token, let account):

@@ -37,7 +37,7 @@ struct RequestAuthentication: Sendable {
             throw APIError.notAuthenticated
         }
         // A token's text and its row must agree on what it is (the gate trusts the text).
-        guard (found.method == .recovery) == token.hasPrefix(SessionToken.recoveryPrefix) else { throw APIError.notAuthenticated }
+        guard found.method.isRestricted == token.hasPrefix(SessionToken.recoveryPrefix) else { throw APIError.notAuthenticated }
         return Caller(account: found.account, token: token, method: found.method, recoveryGrant: found.recoveryGrant)
     }
 

@@ -122,7 +122,7 @@ struct CeremonyService: Sendable {
             name: String((ceremony.displayName ?? "Passkey").prefix(64)), createdAt: created, lastUsedAt: nil,
             attestationVerified: result.trustPathVerified, createdOrigin: clientOrigin)
         let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
-        let person = origin.acting(as: recovery == nil ? "person" : "recovery")
+        let person = origin.acting(as: recovery == nil ? "person" : recovery?.viaDeviceRequest == true ? "new-device" : "recovery")
         let added = person.event(.passkeyAdded, at: created, account: record.accountId, credential: record.id, detail: [
             "name": .text(record.name), "aaguid": .text(AAGUIDFormat.string(record.aaguid)),
             "attestationFormat": .text(record.attestationFormat), "backupEligible": .flag(record.backupEligible),
@@ -132,9 +132,12 @@ struct CeremonyService: Sendable {
             case .addPasskey:
                 var events = [added]
                 if let recovery {
-                    events.append(person.event(.recoveryCompleted, at: created, account: record.accountId, credential: record.id, detail: [
-                        "grantId": .text(recovery.grantId), "sessionsEnded": .text(recovery.endsSessions ? "all" : "this"),
-                    ]))
+                    events.append(person.event(
+                        recovery.viaDeviceRequest ? .deviceCompleted : .recoveryCompleted, at: created, account: record.accountId,
+                        credential: record.id, detail: [
+                            recovery.viaDeviceRequest ? "requestId" : "grantId": .text(recovery.grantId),
+                            "sessionsEnded": .text(recovery.endsSessions ? "all" : "this"),
+                        ]))
                 }
                 try await store.ceremonies.addCredential(
                     record, challenge: used, limit: configuration.maxPasskeysPerAccount, events: events, recovery: recovery)
@@ -179,6 +182,60 @@ struct CeremonyService: Sendable {
         return PublicKeyCredentialRequestOptionsJSON(
             challenge: Base64URL.encode(challenge), timeout: Int(configuration.ceremonyTTL * 1000), rpId: configuration.rpId,
             allowCredentials: [], userVerification: configuration.userVerification.rawValue)
+    }
+
+    // MARK: Confirming with a passkey
+
+    /// Options to confirm an action with one of the account's own passkeys (approving a new device): its
+    /// passkeys allowed, user verification required, `lifetime` to answer.
+    func confirmationOptions(accountId: String, lifetime: TimeInterval) async throws -> PublicKeyCredentialRequestOptionsJSON {
+        let challenge = sealer.seal(PendingCeremony(kind: .confirm, accountId: accountId, userHandle: nil, displayName: nil, expiresAt: now() + lifetime))
+        let allowed = try await store.credentials(accountId: accountId).map {
+            CredentialDescriptorJSON(id: Base64URL.encode($0.id), transports: $0.transports.isEmpty ? nil : $0.transports)
+        }
+        return PublicKeyCredentialRequestOptionsJSON(
+            challenge: Base64URL.encode(challenge), timeout: Int(lifetime * 1000), rpId: configuration.rpId,
+            allowCredentials: allowed, userVerification: "required")
+    }
+
+    /// Verifies a confirming assertion for `accountId` inside `write`'s unit of work: `write` gets the
+    /// challenge to mark used, the credential id, and the decision to run on the stored passkey (which
+    /// also insists on user verification), and answers how it ended.
+    func confirm(
+        _ credential: AuthenticationResponseJSON, accountId: String,
+        write: (UsedChallenge, [UInt8], @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginVerdict) async throws -> Store.ApprovalOutcome
+    ) async throws {
+        let (challenge, _) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
+        guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind == .confirm, ceremony.accountId == accountId else {
+            throw APIError.unknownChallenge
+        }
+        guard let credentialId = Base64URL.decode(credential.rawId), !credentialId.isEmpty else {
+            throw APIError(WebAuthnError(.malformedCredential(field: "rawId", reason: "not base64url"), in: .authentication))
+        }
+        let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
+        let verifier = AuthenticationVerifier(relyingParty: relyingParty)
+        let outcome = try await write(used, credentialId) { record, account in
+            do throws(WebAuthnError) {
+                let stored = try StoredCredential(
+                    id: record.id, publicKeyCOSE: record.publicKey, signCount: record.signCount,
+                    backupEligible: record.backupEligible, userHandle: account.userHandle)
+                let result = try verifier.verify(credential, expectedChallenge: challenge, storedCredential: stored)
+                guard result.userVerified else { return .reject(WebAuthnError(.userNotVerified, in: .authentication)) }
+                return .accept(LoginWrites(
+                    signCount: result.signCount, backupState: result.backupState, userVerified: true,
+                    session: NewSession(tokenHash: [], accountId: account.id, credentialId: record.id, createdAt: now(), expiresAt: now(), userVerified: true)))
+            } catch {
+                return .reject(error)
+            }
+        }
+        switch outcome {
+        case .approved, .requestGone: return
+        case .unknownChallenge: throw APIError.unknownChallenge
+        case .unknownCredential: throw APIError(.unknownCredential, "Confirm with one of this account's own passkeys.")
+        case .rejected(let refusal):
+            if case .reject(let reason) = refusal.verdict { throw APIError(reason) }
+            throw APIError.accountDisabled
+        }
     }
 
     /// Verifies a login response; the login, and a refusal when the response names a passkey Latchkey

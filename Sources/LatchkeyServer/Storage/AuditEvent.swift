@@ -39,6 +39,11 @@ struct AuditEvent: Sendable, Equatable {
         case recoveryCompleted = "recovery.completed"
         /// A code refused (wrong for a real grant, or its grant no longer live); the detail says why.
         case recoveryRefused = "recovery.refused"
+        /// A signed-in person let a new device in (with a fresh passkey); the detail describes the device.
+        case deviceApproved = "device_request.approved"
+        case deviceDenied = "device_request.denied"
+        /// The approved device added its passkey.
+        case deviceCompleted = "device_request.completed"
     }
 
     /// The row's number, in the order rows were written (nil before it is stored).

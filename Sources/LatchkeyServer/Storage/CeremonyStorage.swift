@@ -64,7 +64,8 @@ extension CeremonyStorage {
     ) async throws {
         try await connections.transaction { db in
             if let recovery {
-                guard try await db.first(StoreQuery(SQL.useRecoveryGrant, .text(recovery.grantId), .milliseconds(credential.createdAt))) != nil
+                let use = recovery.viaDeviceRequest ? SQL.completeDeviceRequest : SQL.useRecoveryGrant
+                guard try await db.first(StoreQuery(use, .text(recovery.grantId), .milliseconds(credential.createdAt))) != nil
                 else { throw Store.Failure.recoveryGrantUsed }
             }
             try await CeremonySteps.addCredential(credential, challenge: challenge, limit: limit, on: db)
@@ -109,11 +110,13 @@ struct LoginWrites: Sendable {
     var events: [AuditEvent] = []
 }
 
-/// A passkey added through a recovery grant: the grant to use up, and whether every session of the
-/// account ends with it (`--recovery-ends-sessions`) or only the restricted one.
+/// A passkey added by a restricted session: through a recovery grant (the grant to use up, and whether
+/// every session of the account ends with it, `--recovery-ends-sessions`) or through an approved device
+/// request (completed; only the restricted session ends).
 struct RecoveryUse: Sendable {
     let grantId: String
     let endsSessions: Bool
+    var viaDeviceRequest = false
 }
 
 /// What a login's verification decided about the credential its response names: a storage-level

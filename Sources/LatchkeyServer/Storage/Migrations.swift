@@ -261,6 +261,26 @@ enum Migrations {
                     failed_attempts INTEGER NOT NULL DEFAULT 0)
                 """,
                 "CREATE INDEX recovery_grants_by_account ON recovery_grants (account_id)",
+                // A new device asking a signed-in one to let it in: found by its short code's hash, polled
+                // with its secret (the hash of each only), approved by the account's owner with a fresh
+                // passkey assertion, purged when expired.
+                """
+                CREATE TABLE device_requests (
+                    id TEXT PRIMARY KEY,
+                    code_hash \(flavor.bytesType) NOT NULL,
+                    secret_hash \(flavor.bytesType) NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    user_agent TEXT,
+                    client_address TEXT,
+                    account_id TEXT REFERENCES accounts(id) ON DELETE CASCADE,
+                    approved_at BIGINT,
+                    denied_at BIGINT,
+                    session_issued_at BIGINT,
+                    completed_at BIGINT)
+                """,
+                "CREATE INDEX device_requests_by_code ON device_requests (code_hash)",
+                "CREATE INDEX device_requests_by_expiry ON device_requests (expires_at)",
             ]
         },
     ]

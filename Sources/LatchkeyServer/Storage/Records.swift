@@ -75,12 +75,17 @@ enum SessionMethod: String, Sendable, Equatable {
     case passkey
     /// A recovery grant's exchange: a restricted session that can only add a passkey (`RecoveryGate`).
     case recovery
+    /// A new device let in by a signed-in one (a device request approved): restricted the same way.
+    case device
+
+    /// Whether the session may only add a passkey.
+    var isRestricted: Bool { self != .passkey }
 }
 
 /// The account of a live session, and how the session was made.
 struct SessionAccount: Sendable, Equatable {
     let account: AccountRecord
     let method: SessionMethod
-    /// The grant a restricted session came from.
+    /// The grant (or, for `.device`, the device request) a restricted session came from.
     let recoveryGrant: String?
 }
