@@ -13,7 +13,7 @@ struct Latchkey: AsyncParsableCommand {
         abstract: "Passkeys (WebAuthn) for apps: a relying-party server and its tools.",
         subcommands: [
             ServeCommand.self, RegisterCommand.self, LoginCommand.self, LogoutCommand.self, AccountCommand.self, PasskeysCommand.self,
-            AuthenticatorCommand.self, VerifyCommand.self, BenchCommand.self, KeysCommand.self, BackupCommand.self, AdminCommand.self,
+            AuthenticatorCommand.self, VerifyCommand.self, BenchCommand.self, KeysCommand.self, BackupCommand.self, AdminCommand.self, ApproveCommand.self,
         ]
     )
 
