@@ -20,7 +20,7 @@ struct DeviceRequestStatusJSON: APIResponseBody {
 }
 
 /// A pending request as the signed-in person sees it before approving: which browser, from where, when.
-struct DeviceRequestJSON: APIResponseBody {
+struct DeviceRequestJSON: NullKeepingBody {
     let id: String
     let device: String?
     let userAgent: String?
@@ -36,16 +36,4 @@ struct DeviceRequestJSON: APIResponseBody {
         createdAt = request.createdAt
         expiresAt = request.expiresAt
     }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(device, forKey: .device)
-        try c.encode(userAgent, forKey: .userAgent)
-        try c.encode(clientAddress, forKey: .clientAddress)
-        try c.encode(createdAt, forKey: .createdAt)
-        try c.encode(expiresAt, forKey: .expiresAt)
-    }
-
-    enum CodingKeys: String, CodingKey { case id, device, userAgent, clientAddress, createdAt, expiresAt }
 }

@@ -4,7 +4,7 @@ import Foundation
 // and the exchange's restricted session.
 
 /// A recovery grant in a list: its state, never its code or the code's hash.
-struct RecoveryGrantJSON: APIResponseBody, Equatable {
+struct RecoveryGrantJSON: NullKeepingBody, Equatable {
     let id: String
     let accountId: String
     let purpose: String
@@ -30,25 +30,6 @@ struct RecoveryGrantJSON: APIResponseBody, Equatable {
         usedAt = grant.usedAt
         revokedAt = grant.revokedAt
         failedAttempts = grant.failedAttempts
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(accountId, forKey: .accountId)
-        try c.encode(purpose, forKey: .purpose)
-        try c.encode(state, forKey: .state)
-        try c.encode(issuedAt, forKey: .issuedAt)
-        try c.encode(expiresAt, forKey: .expiresAt)
-        try c.encode(issuedBy, forKey: .issuedBy)
-        try c.encode(exchangedAt, forKey: .exchangedAt)
-        try c.encode(usedAt, forKey: .usedAt)
-        try c.encode(revokedAt, forKey: .revokedAt)
-        try c.encode(failedAttempts, forKey: .failedAttempts)
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, accountId, purpose, state, issuedAt, expiresAt, issuedBy, exchangedAt, usedAt, revokedAt, failedAttempts
     }
 }
 
