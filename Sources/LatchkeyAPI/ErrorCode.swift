@@ -72,6 +72,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let insufficientScope = ErrorCode("insufficient_scope", .forbidden)
     /// A recovery session may only add a passkey.
     package static let recoverySessionRestricted = ErrorCode("recovery_session_restricted", .forbidden)
+    /// The operator's authenticator policy refuses this passkey (the message names the rule).
+    package static let authenticatorNotAllowed = ErrorCode("authenticator_not_allowed", .forbidden)
 
     // MARK: 404, 405: nothing there
 
@@ -114,7 +116,7 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         invalidAAGUID, missingToken, malformedTokenParameter, malformedAttestation, credentialIdRequired, queryTooLong, malformedQuery,
         duplicateParameter, missingOperation, unknownOperation, queryCredentialIdMismatch, invalidBase64, invalidParameter,
         notAuthenticated, unknownChallenge, invalidClient, signCountRegression, adminKeyInvalid, invalidRecoveryCode,
-        originNotAllowed, originRequired, wrongAccount, recentSignInRequired, accountDisabled, insufficientScope, recoverySessionRestricted,
+        originNotAllowed, originRequired, wrongAccount, recentSignInRequired, accountDisabled, insufficientScope, recoverySessionRestricted, authenticatorNotAllowed,
         notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownDeviceRequest, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
         bodyTooLarge, invalidField, rateLimited, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,

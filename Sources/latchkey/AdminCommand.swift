@@ -165,7 +165,24 @@ struct AdminCommand: AsyncParsableCommand {
     // MARK: Passkeys, sessions
 
     struct Passkeys: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a passkey.", subcommands: [Remove.self])
+        static let configuration = CommandConfiguration(abstract: "List passkeys the policy refuses, or remove one.", subcommands: [List.self, Remove.self])
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Passkeys the authenticator policy (--config or the LATCHKEY_* settings) would refuse today; they keep working.")
+            @Flag(name: .customLong("violating-policy"), help: "Only those the policy would refuse (the only listing there is).")
+            var violatingPolicy = false
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of a table.") var json = false
+
+            func validate() throws {
+                guard violatingPolicy else { throw ValidationError("Add --violating-policy (latchkey admin accounts show lists one account's passkeys).") }
+            }
+
+            func run() async throws {
+                try await database.run { try await $0.passkeysViolatingPolicy(json: json) }
+            }
+        }
 
         struct Remove: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Remove a passkey and end the sessions it opened.")

@@ -10,6 +10,8 @@ import WebAuthn
 package struct AdminConsole: Sendable {
     let service: AdminService
     let connections: DatabaseConnections
+    /// The authenticator policy of the configuration the console was opened with.
+    let policy: AuthenticatorPolicy
 
     /// A refusal, as a sentence and the API's error code (`unknown_account`, `last_passkey`, …).
     package struct Refusal: Error, CustomStringConvertible {
@@ -37,10 +39,18 @@ package struct AdminConsole: Sendable {
                 description: "the database \(configuration.database) cannot be opened (\(DatabaseFailure.summary(error)))")
         }
         let store = Store(connections: connections)
+        let providers = try PasskeyProviders.bundled()
         let service = AdminService(
-            store: store, providers: try PasskeyProviders.bundled(), androidApps: configuration.androidApps, now: now,
+            store: store, providers: providers, androidApps: configuration.androidApps, now: now,
             recovery: RecoveryService(store: store, configuration: configuration, now: now))
-        return AdminConsole(service: service, connections: connections)
+        let policy: AuthenticatorPolicy
+        do {
+            policy = try AuthenticatorPolicy(configuration: configuration, providers: providers)
+        } catch {
+            try? await connections.shutdown()
+            throw error
+        }
+        return AdminConsole(service: service, connections: connections, policy: policy)
     }
 
     package func close() async {
@@ -116,6 +126,38 @@ package struct AdminConsole: Sendable {
             }
             try await service.removePasskey(id: bytes, allowLast: allowLast, origin: .cli)
             return "Removed passkey \(id); the sessions it opened have ended."
+        }
+    }
+
+    /// Every stored passkey the configured authenticator policy would refuse now (they keep working).
+    package func passkeysViolatingPolicy(json: Bool) async throws -> String {
+        try await run {
+            var rows: [(CredentialRecord, [String])] = []
+            var after: [UInt8] = []
+            while true {
+                let page = try await service.store.credentials(after: after, limit: 1000)
+                for credential in page {
+                    let broken = policy.violations(of: credential)
+                    if !broken.isEmpty { rows.append((credential, broken)) }
+                }
+                guard let last = page.last, page.count == 1000 else { break }
+                after = last.id
+            }
+            if json {
+                return try Self.json(rows.map { credential, broken in
+                    PolicyViolationJSON(
+                        passkeyId: Base64URL.encode(credential.id), accountId: credential.accountId, aaguid: AAGUIDFormat.string(credential.aaguid),
+                        provider: service.providers.provider(aaguid: credential.aaguid)?.name, violations: broken)
+                })
+            }
+            var lines = Table(["PASSKEY ID", "ACCOUNT", "PROVIDER", "BREAKS"])
+            for (credential, broken) in rows {
+                lines.add([
+                    Base64URL.encode(credential.id), credential.accountId,
+                    service.providers.provider(aaguid: credential.aaguid)?.name ?? AAGUIDFormat.string(credential.aaguid), broken.joined(separator: " "),
+                ])
+            }
+            return lines.text + "\n\(rows.count) passkey\(rows.count == 1 ? "" : "s") the policy would refuse today (they keep working)."
         }
     }
 
@@ -294,4 +336,13 @@ struct Table {
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }
+}
+
+/// A stored passkey the authenticator policy would refuse, and the rules it breaks.
+struct PolicyViolationJSON: Encodable {
+    let passkeyId: String
+    let accountId: String
+    let aaguid: String
+    let provider: String?
+    let violations: [String]
 }

@@ -90,7 +90,8 @@ public struct Latchkey: Sendable {
             let metricsFactory = PrometheusMetricsFactory(registry: registry)
             let ceremonies = CeremonyService(
                 store: store, sealer: sealer, configuration: configuration, sessions: sessions,
-                metrics: CeremonyMetrics(factory: metricsFactory), now: now)
+                metrics: CeremonyMetrics(factory: metricsFactory), policy: try AuthenticatorPolicy(configuration: configuration, providers: providers),
+                now: now)
             let issuer = configuration.accessTokens ? AccessTokenIssuer(
                 store: store, vault: vault, settings: .init(
                     ttl: configuration.accessTokenTTL, keyLifetime: configuration.signingKeyLifetime,

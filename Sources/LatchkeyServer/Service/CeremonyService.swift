@@ -18,11 +18,14 @@ struct CeremonyService: Sendable {
     let now: @Sendable () -> Date
     /// Derived from the configuration once, not on every verification.
     private let relyingParty: RelyingParty
+    /// Which authenticators may register (the operator's settings).
+    let policy: AuthenticatorPolicy
 
     init(
         store: Store, sealer: ChallengeSealer, configuration: ServerConfiguration, sessions: SessionService, metrics: CeremonyMetrics,
-        now: @escaping @Sendable () -> Date
+        policy: AuthenticatorPolicy, now: @escaping @Sendable () -> Date
     ) {
+        self.policy = policy
         self.store = store
         self.sealer = sealer
         self.configuration = configuration
@@ -112,6 +115,17 @@ struct CeremonyService: Sendable {
         } catch {
             metrics.failed(kind, reason: error.code)
             throw APIError(error)
+        }
+        if let refusal = policy.refusal(aaguid: result.aaguid, backupEligible: result.backupEligible, attestationType: result.attestationType) {
+            metrics.failed(kind, reason: ErrorCode.authenticatorNotAllowed.rawValue)
+            // Audited where there is an account (adding a passkey); a refused sign-up has none, and an
+            // anonymous caller's refusals are only counted.
+            if ceremony.kind == .addPasskey, let accountId = ceremony.accountId {
+                try await store.record(origin.acting(as: "person").event(.passkeyRefused, at: now(), account: accountId, detail: [
+                    "aaguid": .text(AAGUIDFormat.string(result.aaguid)), "rule": .text(refusal),
+                ]))
+            }
+            throw APIError(.authenticatorNotAllowed, refusal)
         }
         let created = now()
         let record = CredentialRecord(
@@ -267,6 +281,11 @@ struct CeremonyService: Sendable {
                         "storedSignCount": .number(Int(record.signCount)), "receivedSignCount": .number(Int(result.signCount)),
                     ]))
                 }
+                if result.counterReset {
+                    events.append(person.event(.counterReset, at: session.createdAt, account: account.id, credential: record.id, detail: [
+                        "storedSignCount": .number(Int(record.signCount)),
+                    ]))
+                }
                 if result.backupState != record.backupState {
                     events.append(person.event(
                         .backupStateChanged, at: session.createdAt, account: account.id, credential: record.id,
@@ -275,7 +294,7 @@ struct CeremonyService: Sendable {
                 return .accept(LoginWrites(
                     signCount: result.signCount, backupState: result.backupState, userVerified: result.userVerified,
                     session: session, possibleClone: result.possibleClone, backupStateChanged: result.backupState != record.backupState,
-                    events: events))
+                    counterReset: result.counterReset, events: events))
             } catch {
                 return .reject(error)
             }
@@ -285,6 +304,7 @@ struct CeremonyService: Sendable {
         case .completed(let account, let writes):
             metrics.succeeded(.login)
             if writes.possibleClone { metrics.possibleClone() }
+            if writes.counterReset { metrics.counterReset() }
             if writes.backupStateChanged { metrics.backupStateChanged(nowBackedUp: writes.backupState) }
             return (token, account)
         case .unknownChallenge:

@@ -17,11 +17,16 @@ struct AuditEvent: Sendable, Equatable {
         case passkeyAdded = "passkey.added"
         case passkeyRenamed = "passkey.renamed"
         case passkeyRemoved = "passkey.removed"
+        /// A passkey the authenticator policy refused (adding one to an account; the detail names the rule).
+        case passkeyRefused = "passkey.refused"
         case loginSucceeded = "login.succeeded"
         /// A login with a known passkey refused; the detail names the WebAuthn step that failed.
         case loginRefused = "login.refused"
         /// The signature counter did not grow (§6.1.1): the passkey may have been cloned.
         case possibleClone = "login.possible_clone"
+        /// A synced passkey that had counted reported 0 (moved to a provider that does not count): its
+        /// counter was reset instead of the login being refused.
+        case counterReset = "passkey.counter_reset"
         /// A passkey's backup state (BS) changed at a login: it became synced, or stopped being.
         case backupStateChanged = "passkey.backup_state_changed"
         /// One session ended by its holder (log out).

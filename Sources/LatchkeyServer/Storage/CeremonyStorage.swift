@@ -105,6 +105,8 @@ struct LoginWrites: Sendable {
     var possibleClone = false
     /// BS differs from the stored value: the row's `backup_state_changed_at` is set to the login's time.
     var backupStateChanged = false
+    /// A synced passkey's counter is reset to 0 (`AuthenticationResult.counterReset`).
+    var counterReset = false
     /// The audit events the login writes with its session (login succeeded; possible clone and backup
     /// state changed when they apply), all of the session's account, passkey, time and origin.
     var events: [AuditEvent] = []

@@ -150,6 +150,13 @@ struct Store: Sendable {
         }
     }
 
+    /// Every credential, a page at a time in id order (after `after`).
+    func credentials(after: [UInt8], limit: Int) async throws -> [CredentialRecord] {
+        try await connections.withConnection { db in
+            try await db.all(StoreQuery(SQL.credentialsAfter, .blob(after), .integer(Int64(limit)))).map(CredentialRecord.init(row:))
+        }
+    }
+
     func credentials(accountId: String) async throws -> [CredentialRecord] {
         try await connections.withConnection { db in
             try await db.all(StoreQuery(SQL.accountCredentials, .text(accountId))).map(CredentialRecord.init(row:))

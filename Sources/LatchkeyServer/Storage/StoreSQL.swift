@@ -50,6 +50,8 @@ enum SQL {
     static let credential = StoreStatement("SELECT \(credentialColumns) FROM credentials WHERE id = $1")
     static let accountCredentials = StoreStatement(
         "SELECT \(credentialColumns) FROM credentials WHERE account_id = $1 ORDER BY created_at, id")
+    /// Every credential, in id order after $1, at most $2 (an operator's listing).
+    static let credentialsAfter = StoreStatement("SELECT \(credentialColumns) FROM credentials WHERE id > $1 ORDER BY id LIMIT $2")
     static let accountCredentialIds = StoreStatement("SELECT id FROM credentials WHERE account_id = $1")
     static let countAccountCredentials = StoreStatement("SELECT count(*) AS n FROM credentials WHERE account_id = $1")
     /// The login's look-up: a credential and its account in one query, the account's columns prefixed `a_`.
