@@ -46,6 +46,42 @@ package struct AccountUpdateRequest: JSONReadable {
     }
 }
 
+/// `POST /api/recovery/exchange`: the recovery code, as given (case, spaces and dashes are forgiven).
+package struct RecoveryExchangeRequest: JSONReadable {
+    package let code: String
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        code = try reader.string("code")
+    }
+}
+
+/// `POST /api/admin/accounts/{id}/recovery`: how long the grant lives (default an hour).
+package struct RecoveryIssueRequest: JSONReadable {
+    package let ttlSeconds: Int?
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        ttlSeconds = try reader.optionalInt("ttlSeconds")
+    }
+}
+
+/// `POST /api/device-requests/{id}/poll`: the secret the new device got with its request.
+package struct DevicePollRequest: JSONReadable {
+    package let secret: String
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        secret = try reader.string("secret")
+    }
+}
+
+/// `POST /api/account/device-requests/find`: the short code the new device shows.
+package struct DeviceFindRequest: JSONReadable {
+    package let code: String
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        code = try reader.string("code")
+    }
+}
+
 /// `POST /api/admin/keys`: a new admin key's scope (read, write or recovery) and name.
 package struct AdminKeyRequest: JSONReadable {
     package let scope: String

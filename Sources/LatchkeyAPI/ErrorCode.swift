@@ -57,6 +57,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let signCountRegression = ErrorCode("sign_count_regression", .unauthorized)
     /// The admin API's key is missing, unknown or revoked.
     package static let adminKeyInvalid = ErrorCode("admin_key_invalid", .unauthorized)
+    /// A recovery code that cannot be exchanged (or whose grant is no longer live), whatever the reason.
+    package static let invalidRecoveryCode = ErrorCode("invalid_recovery_code", .unauthorized)
 
     // MARK: 403: not allowed
 
@@ -68,6 +70,10 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let accountDisabled = ErrorCode("account_disabled", .forbidden)
     /// The admin key is valid but its scope does not cover the operation.
     package static let insufficientScope = ErrorCode("insufficient_scope", .forbidden)
+    /// A recovery session may only add a passkey.
+    package static let recoverySessionRestricted = ErrorCode("recovery_session_restricted", .forbidden)
+    /// The operator's authenticator policy refuses this passkey (the message names the rule).
+    package static let authenticatorNotAllowed = ErrorCode("authenticator_not_allowed", .forbidden)
 
     // MARK: 404, 405: nothing there
 
@@ -77,6 +83,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let unknownPasskey = ErrorCode("unknown_passkey", .notFound)
     package static let unknownAccount = ErrorCode("unknown_account", .notFound)
     package static let unknownAdminKey = ErrorCode("unknown_admin_key", .notFound)
+    package static let unknownRecoveryGrant = ErrorCode("unknown_recovery_grant", .notFound)
+    package static let unknownDeviceRequest = ErrorCode("unknown_device_request", .notFound)
     package static let unknownIcon = ErrorCode("unknown_icon", .notFound)
     package static let unknownProvider = ErrorCode("unknown_provider", .notFound)
     package static let noIcon = ErrorCode("no_icon", .notFound)
@@ -95,6 +103,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let bodyTooLarge = ErrorCode("body_too_large", .tooLarge)
     package static let invalidField = ErrorCode("invalid_field", .invalidField)
     package static let rateLimited = ErrorCode("rate_limited", .rateLimited)
+    /// As many device requests are waiting as the server keeps (`DeviceApprovalService.liveLimit`).
+    package static let tooManyDeviceRequests = ErrorCode("too_many_device_requests", .unavailable)
     package static let internalError = ErrorCode("internal_error", .internalError)
     package static let databaseUnavailable = ErrorCode("database_unavailable", .unavailable)
     /// `/readyz`: the database answers but its schema is not the one this binary runs on.
@@ -105,10 +115,10 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         badRequest, malformedHTTP, malformedJSON, missingBody, missingField, invalidType, unsupportedContentType, invalidPasskeyId,
         invalidAAGUID, missingToken, malformedTokenParameter, malformedAttestation, credentialIdRequired, queryTooLong, malformedQuery,
         duplicateParameter, missingOperation, unknownOperation, queryCredentialIdMismatch, invalidBase64, invalidParameter,
-        notAuthenticated, unknownChallenge, invalidClient, signCountRegression, adminKeyInvalid,
-        originNotAllowed, originRequired, wrongAccount, recentSignInRequired, accountDisabled, insufficientScope,
-        notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
+        notAuthenticated, unknownChallenge, invalidClient, signCountRegression, adminKeyInvalid, invalidRecoveryCode,
+        originNotAllowed, originRequired, wrongAccount, recentSignInRequired, accountDisabled, insufficientScope, recoverySessionRestricted, authenticatorNotAllowed,
+        notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownDeviceRequest, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
-        bodyTooLarge, invalidField, rateLimited, internalError, databaseUnavailable, notReady,
+        bodyTooLarge, invalidField, rateLimited, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,
     ]
 }

@@ -108,6 +108,17 @@ public struct AccountEvent: Codable, Sendable, Equatable {
     }
 }
 
+/// A new device's pending request to sign in to the account, as its owner sees it before approving.
+public struct DeviceRequest: Codable, Sendable, Equatable {
+    public let id: String
+    /// Browser and system from the user agent, approximately ("Safari on iPhone").
+    public let device: String?
+    public let userAgent: String?
+    public let clientAddress: String?
+    public let createdAt: Date
+    public let expiresAt: Date
+}
+
 /// A page of the account's events, newest first; `next` is the cursor of the page after (nil on the last).
 public struct AccountEventPage: Codable, Sendable, Equatable {
     public let events: [AccountEvent]

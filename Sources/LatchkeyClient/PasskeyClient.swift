@@ -102,6 +102,27 @@ public struct PasskeyClient: Sendable {
         return try await call(.GET, "/api/account/events" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")))
     }
 
+    // MARK: - Letting a new device in
+
+    /// A new device's request to sign in to this account, found by the code it shows (8 letters; case,
+    /// spaces and the dash do not matter): which browser asked, from where, when.
+    public func deviceRequest(code: String) async throws(ClientError) -> DeviceRequest {
+        try await call(.POST, "/api/account/device-requests/find", body: ["code": code])
+    }
+
+    /// Lets the device of `request` in, confirmed with a fresh passkey assertion (the authenticator must
+    /// verify the user): its next poll gets a session that can add its own passkey.
+    public func approveDeviceRequest(_ request: DeviceRequest) async throws(ClientError) {
+        let options: OptionsEnvelope<PublicKeyCredentialRequestOptionsJSON> = try await call(.POST, "/api/account/confirm/options")
+        let credential = try await authenticatorCall { try await authenticator.get(options.publicKey, origin: origin) }
+        _ = try await send(.POST, "/api/account/device-requests/\(try pathComponent(request.id))/approve", body: ["credential": credential], authenticated: true)
+    }
+
+    /// Refuses the device of `request`.
+    public func denyDeviceRequest(_ request: DeviceRequest) async throws(ClientError) {
+        try await callWithoutResult(.POST, "/api/account/device-requests/\(try pathComponent(request.id))/deny")
+    }
+
     // MARK: - Passkeys
 
     public func passkeys() async throws(ClientError) -> [Passkey] {

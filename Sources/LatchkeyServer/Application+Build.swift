@@ -28,6 +28,8 @@ public func buildApplication(
     let router = Router(context: APIRequestContext.self)
     // Unknown paths and methods get the API's JSON errors too.
     router.add(middleware: ErrorAndLogMiddleware())
+    // Every route, the page and the documents included: a recovery session may only add a passkey.
+    router.add(middleware: RecoveryGate())
     try latchkey.mount(on: router, at: "", page: true, answeringErrors: false)
     // The admin API: beside the rest, or with --admin-listen on its own address only (an interface the
     // public cannot reach), as an application of its own that runs beside the main one.

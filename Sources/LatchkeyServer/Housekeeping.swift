@@ -51,6 +51,8 @@ struct Housekeeping: Service {
             try await store.purgeExpiredSessions(now: now)
             try await store.purgeRateLimits()
             try await store.purgeAuditEvents(before: now - auditRetention)
+            // A device request lives 5 minutes and its restricted session 15 more.
+            try await store.purgeDeviceRequests(before: now - 20 * 60)
             runs?.increment()
             logger.debug("housekeeping purged expired rows", metadata: ["instance": "\(instance)"])
         }

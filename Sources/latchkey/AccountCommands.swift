@@ -287,3 +287,31 @@ struct PasskeysCommand: AsyncParsableCommand {
         }
     }
 }
+
+/// `latchkey approve CODE`: let a new device in — the one showing CODE after "Sign in on a new device" —
+/// confirmed with this tool's passkey; or `--deny` it.
+struct ApproveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "approve",
+        abstract: "Let a new device sign in to this account (it shows the code), confirmed with your passkey; --deny refuses it.")
+    @Argument(help: "The 8-letter code the new device shows (ABCD-EFGH).") var code: String
+    @Flag(help: "Refuse the device instead.") var deny = false
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        try await options.run {
+            let client = try options.client()
+            let request = try await client.deviceRequest(code: code)
+            let who = "\(request.device ?? request.userAgent ?? "an unknown browser") at \(request.clientAddress ?? "an unknown address")"
+            if deny {
+                try await client.denyDeviceRequest(request)
+                if options.json { Output.printJSON(["denied": request.id]) } else { print("Refused the sign-in request from \(who).") }
+            } else {
+                try await client.approveDeviceRequest(request)
+                if options.json { Output.printJSON(["approved": request.id]) } else {
+                    print("Approved the sign-in request from \(who); that device can now add its own passkey.")
+                }
+            }
+        }
+    }
+}

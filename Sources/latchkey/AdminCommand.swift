@@ -13,7 +13,7 @@ struct AdminCommand: AsyncParsableCommand {
             Works on the database directly (stop nothing; SQLite and PostgreSQL both allow it while the server runs). \
             Tables for people; --json prints what the admin API answers.
             """,
-        subcommands: [Accounts.self, Passkeys.self, Sessions.self, Keys.self, Audit.self])
+        subcommands: [Accounts.self, Passkeys.self, Sessions.self, Recovery.self, Keys.self, Audit.self])
 
     /// Where the database is: `--database`, else `--config`'s file, else `LATCHKEY_DATABASE`, else ./latchkey.sqlite.
     struct Database: ParsableArguments {
@@ -21,12 +21,15 @@ struct AdminCommand: AsyncParsableCommand {
         var database: String?
         @Option(help: "A latchkey serve configuration file (TOML) to read the database from. Or LATCHKEY_CONFIG.")
         var config: String?
+        @Option(help: "The public origin recovery links start with (default: serve's, from --config or LATCHKEY_ORIGIN).")
+        var origin: String?
 
         /// The settings `serve` would run with (`--database`, else the configuration file's, else
         /// `LATCHKEY_DATABASE`, …), not validated beyond what the database needs.
         func configuration() throws(ServerConfiguration.Invalid) -> ServerConfiguration {
             let environment = ProcessInfo.processInfo.environment
-            let arguments = try ServeArguments((database.map { ["--database", $0] } ?? []) + (config.map { ["--config", $0] } ?? []))
+            let arguments = try ServeArguments(
+                (database.map { ["--database", $0] } ?? []) + (config.map { ["--config", $0] } ?? []) + (origin.map { ["--origin", $0] } ?? []))
             let file = try arguments.configurationFilePath(environment: environment).map { path throws(ServerConfiguration.Invalid) in
                 try ConfigurationFile(path: path)
             }
@@ -174,7 +177,24 @@ struct AdminCommand: AsyncParsableCommand {
     // MARK: Passkeys, sessions
 
     struct Passkeys: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a passkey.", subcommands: [Remove.self])
+        static let configuration = CommandConfiguration(abstract: "List passkeys the policy refuses, or remove one.", subcommands: [List.self, Remove.self])
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Passkeys the authenticator policy (--config or the LATCHKEY_* settings) would refuse today; they keep working.")
+            @Flag(name: .customLong("violating-policy"), help: "Only those the policy would refuse (the only listing there is).")
+            var violatingPolicy = false
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of a table.") var json = false
+
+            func validate() throws {
+                guard violatingPolicy else { throw ValidationError("Add --violating-policy (latchkey admin accounts show lists one account's passkeys).") }
+            }
+
+            func run() async throws {
+                try await database.run { try await $0.passkeysViolatingPolicy(json: json) }
+            }
+        }
 
         struct Remove: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Remove a passkey and end the sessions it opened.")
@@ -200,6 +220,60 @@ struct AdminCommand: AsyncParsableCommand {
 
             func run() async throws {
                 try await database.run { try await $0.revokeSessions(accountId: account) }
+            }
+        }
+    }
+
+    // MARK: Recovery
+
+    struct Recovery: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Recovery grants: a short-lived code that lets a person who lost every passkey add one.",
+            subcommands: [Issue.self, List.self, Revoke.self])
+
+        struct Issue: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Issue a recovery grant (revoking the account's earlier one) and print its code and link, once.")
+            @Argument(help: "The account id.") var account: String
+            @Option(help: "How long it lives: 5m to 24h (as 90s, 30m, 1h, or seconds).") var ttl = "1h"
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of text.") var json = false
+
+            func validate() throws {
+                guard Self.seconds(ttl) != nil else { throw ValidationError("--ttl must be like 30m, 1h or 3600 (seconds).") }
+            }
+
+            /// `90s`, `30m`, `1h` or a number of seconds.
+            static func seconds(_ text: String) -> TimeInterval? {
+                let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+                if let unit = text.last.flatMap({ units[$0] }), let number = Double(text.dropLast()), number > 0 { return number * unit }
+                return Double(text).flatMap { $0 > 0 ? $0 : nil }
+            }
+
+            func run() async throws {
+                let lifetime = Self.seconds(ttl) ?? 3600
+                try await database.run { try await $0.issueRecovery(accountId: account, lifetime: lifetime, json: json) }
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Recovery grants, newest first (never their codes).")
+            @Option(help: "Only this account's.") var account: String?
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of a table.") var json = false
+
+            func run() async throws {
+                try await database.run { try await $0.recoveryGrants(accountId: account, json: json) }
+            }
+        }
+
+        struct Revoke: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Revoke a recovery grant, and end the session it may have given.")
+            @Argument(help: "The grant's id (the code's first group).") var grant: String
+            @OptionGroup var database: Database
+
+            func run() async throws {
+                try await database.run { try await $0.revokeRecovery(grantId: grant) }
             }
         }
     }

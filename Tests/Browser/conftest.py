@@ -6,6 +6,7 @@ import sys
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.remote.command import Command
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
 from selenium.webdriver.support import expected_conditions as EC
@@ -23,8 +24,8 @@ def server(request):
         yield instance
 
 
-@pytest.fixture
-def browser():
+def start_browser():
+    """A headless Chromium of its own (its own profile: no cookies or storage shared with another)."""
     options = webdriver.ChromeOptions()
     options.binary_location = "/usr/bin/chromium"
     options.add_argument("--headless=new")
@@ -35,17 +36,41 @@ def browser():
         options.add_argument("--no-sandbox")
     driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
     driver.set_script_timeout(30)
+    return driver
+
+
+@pytest.fixture
+def browser():
+    driver = start_browser()
     yield driver
     driver.quit()
 
 
-def virtual_authenticator(driver, user_verified=True):
-    """A fresh platform authenticator (at most 3 discoverable credentials each)."""
+@pytest.fixture
+def other_browser():
+    """A second browser, as another device would be: nothing of `browser`'s session is in it."""
+    driver = start_browser()
+    yield driver
+    driver.quit()
+
+
+def virtual_authenticator(driver, user_verified=True, synced=False):
+    """A fresh platform authenticator (at most 3 discoverable credentials each). Its passkeys are bound to
+    it (backup eligibility and state clear, Chromium's default) unless `synced` (both set, as a password
+    manager that syncs would). Not `user_verified`: a request that needs verification fails with
+    NotAllowedError, as when the person cancels."""
     options = VirtualAuthenticatorOptions(
         protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True,
         has_user_verification=True, is_user_consenting=True, is_user_verified=user_verified,
     )
-    driver.add_virtual_authenticator(options)
+    if not synced:
+        driver.add_virtual_authenticator(options)
+        return
+    # Selenium's options have no backup flags; chromedriver takes WebAuthn L3's defaultBackupEligibility
+    # and defaultBackupState in the same command. Kept where Selenium keeps its own, so that
+    # remove_virtual_authenticator() and get_credentials() work on it.
+    settings = {**options.to_dict(), "defaultBackupEligibility": True, "defaultBackupState": True}
+    driver._authenticator_id = driver.execute(Command.ADD_VIRTUAL_AUTHENTICATOR, settings)["value"]
 
 
 def screenshot(driver, name):

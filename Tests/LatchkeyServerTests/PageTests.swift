@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Testing
 @testable import LatchkeyServer
 
@@ -24,7 +25,7 @@ struct PageTests {
             #expect(try await api.send(.get, "/", headers: [.ifNoneMatch: etag]).status == .notModified)
             // The script is ES modules that import one another by these paths: each one served, as
             // JavaScript (a module with another type is refused by the browser), under the same CSP.
-            for module in ["/app.js", "/api.js", "/ui.js", "/webauthn.js", "/passkey-list.js", "/activity.js"] {
+            for module in ["/app.js", "/api.js", "/ui.js", "/webauthn.js", "/passkey-list.js", "/activity.js", "/recovery.js"] {
                 let script = try await api.send(.get, module)
                 #expect(script.status == .ok, "\(module)")
                 #expect(script.headers[.contentType] == "text/javascript; charset=utf-8", "\(module)")
@@ -36,6 +37,23 @@ struct PageTests {
                 }
             }
             #expect(try await api.send(.get, "/style.css").status == .ok)
+        }
+    }
+
+    @Test("/recover is the same page under the same policy (a recovery link is /recover#CODE)")
+    func recoverPage() async throws {
+        try await TestServer.run { api in
+            let page = try await api.send(.get, "/")
+            let recover = try await api.send(.get, "/recover")
+            #expect(recover.status == .ok)
+            #expect(recover.data == page.data)
+            #expect(recover.headers[.contentSecurityPolicy] == page.headers[.contentSecurityPolicy])
+            #expect(recover.headers[.contentType] == "text/html; charset=utf-8")
+            let referrerPolicy = try #require(HTTPField.Name("Referrer-Policy"))
+            #expect(recover.headers[referrerPolicy] == "no-referrer", "nothing of the page's address leaves it")
+            for id in ["recover", "recovery-code", "recover-exchange", "recover-add-passkey", "recover-login", "lost-passkey", "recovery-risk"] {
+                #expect(page.text.contains(#"id="\#(id)""#), "missing #\(id)")
+            }
         }
     }
 }

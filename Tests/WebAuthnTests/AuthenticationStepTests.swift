@@ -193,6 +193,23 @@ struct AuthenticationStepTests {
         #expect(failure(f, record: try f.storedCredential(signCount: 3))?.code == "sign_count_regression")
     }
 
+    @Test("step 23, a migrated passkey: a synced one (BE=1) that had counted and reports 0 is reset, not refused; a device-bound one is still refused")
+    func migratedPasskeyCounter() throws {
+        var f = Fabricator()
+        f.flags = 0x01 | 0x04 | 0x08 | 0x10
+        f.signCount = 0
+        let moved = try verify(f, record: try f.storedCredential(signCount: 41, backupEligible: true))
+        #expect(moved.counterReset && moved.signCount == 0 && !moved.possibleClone)
+        f.signCount = 3
+        #expect(failure(f, record: try f.storedCredential(signCount: 41, backupEligible: true))?.code == "sign_count_regression",
+                "only 0 means \"moved to a provider that does not count\"; going back to 3 is still a possible clone")
+        f.signCount = 42
+        #expect(try !verify(f, record: try f.storedCredential(signCount: 41, backupEligible: true)).counterReset)
+        var bound = Fabricator()
+        bound.signCount = 0
+        #expect(failure(bound, record: try bound.storedCredential(signCount: 41, backupEligible: false))?.code == "sign_count_regression")
+    }
+
     @Test("malformed authenticator data: truncated, trailing bytes, extensions flag without extensions")
     func malformedAuthenticatorData() throws {
         let f = Fabricator()

@@ -10,6 +10,8 @@ import WebAuthn
 package struct AdminConsole: Sendable {
     let service: AdminService
     let connections: DatabaseConnections
+    /// The authenticator policy of the configuration the console was opened with.
+    let policy: AuthenticatorPolicy
 
     /// A refusal, as a sentence and the API's error code (`unknown_account`, `last_passkey`, …).
     package struct Refusal: Error, CustomStringConvertible {
@@ -39,9 +41,19 @@ package struct AdminConsole: Sendable {
             throw ServerConfiguration.Invalid(
                 description: "the database \(configuration.database) cannot be opened (\(DatabaseFailure.summary(error)))")
         }
+        let store = Store(connections: connections)
+        let providers = try PasskeyProviders.bundled()
         let service = AdminService(
-            store: Store(connections: connections), providers: try PasskeyProviders.bundled(), androidApps: configuration.androidApps, now: now)
-        return AdminConsole(service: service, connections: connections)
+            store: store, providers: providers, androidApps: configuration.androidApps, now: now,
+            recovery: RecoveryService(store: store, configuration: configuration, now: now))
+        let policy: AuthenticatorPolicy
+        do {
+            policy = try AuthenticatorPolicy(configuration: configuration, providers: providers)
+        } catch {
+            try? await connections.shutdown()
+            throw error
+        }
+        return AdminConsole(service: service, connections: connections, policy: policy)
     }
 
     package func close() async {
@@ -120,6 +132,38 @@ package struct AdminConsole: Sendable {
         }
     }
 
+    /// Every stored passkey the configured authenticator policy would refuse now (they keep working).
+    package func passkeysViolatingPolicy(json: Bool) async throws -> String {
+        try await run {
+            var rows: [(CredentialRecord, [String])] = []
+            var after: [UInt8] = []
+            while true {
+                let page = try await service.store.credentials(after: after, limit: 1000)
+                for credential in page {
+                    let broken = policy.violations(of: credential)
+                    if !broken.isEmpty { rows.append((credential, broken)) }
+                }
+                guard let last = page.last, page.count == 1000 else { break }
+                after = last.id
+            }
+            if json {
+                return try Self.json(rows.map { credential, broken in
+                    PolicyViolationJSON(
+                        passkeyId: Base64URL.encode(credential.id), accountId: credential.accountId, aaguid: AAGUIDFormat.string(credential.aaguid),
+                        provider: service.providers.provider(aaguid: credential.aaguid)?.name, violations: broken)
+                })
+            }
+            var lines = Table(["PASSKEY ID", "ACCOUNT", "PROVIDER", "BREAKS"])
+            for (credential, broken) in rows {
+                lines.add([
+                    Base64URL.encode(credential.id), credential.accountId,
+                    service.providers.provider(aaguid: credential.aaguid)?.name ?? AAGUIDFormat.string(credential.aaguid), broken.joined(separator: " "),
+                ])
+            }
+            return lines.text + "\n\(rows.count) passkey\(rows.count == 1 ? "" : "s") the policy would refuse today (they keep working)."
+        }
+    }
+
     package func revokeSessions(accountId: String) async throws -> String {
         try await run {
             let ended = try await service.revokeSessions(accountId: accountId, origin: .cli)
@@ -146,6 +190,43 @@ package struct AdminConsole: Sendable {
                 lines.add([event.id, Self.text(event.at), event.event, event.accountId ?? "-", event.actor, event.clientAddress ?? "-", detail])
             }
             return lines.text + (page.next.map { "\nMore: --before \($0)" } ?? "")
+        }
+    }
+
+    // MARK: Recovery
+
+    package func issueRecovery(accountId: String, lifetime: TimeInterval, json: Bool) async throws -> String {
+        try await run {
+            let issued = try await service.recovery.issue(accountId: accountId, lifetime: lifetime, origin: .cli)
+            if json { return try Self.json(issued) }
+            return """
+                Recovery grant \(issued.grant.id) for account \(accountId), valid until \(Self.text(issued.grant.expiresAt)) \
+                (any earlier grant of the account is revoked). Give the person this code, or the link — once:
+
+                    \(issued.code)
+                    \(issued.link)
+
+                It lets them add one passkey, nothing else; only its hash is stored.
+                """
+        }
+    }
+
+    package func recoveryGrants(accountId: String?, json: Bool) async throws -> String {
+        try await run {
+            let grants = try await service.recovery.grants(accountId: accountId)
+            if json { return try Self.json(grants) }
+            var lines = Table(["GRANT", "ACCOUNT", "STATE", "ISSUED", "EXPIRES", "BY", "WRONG TRIES"])
+            for grant in grants {
+                lines.add([grant.id, grant.accountId, grant.state, Self.text(grant.issuedAt), Self.text(grant.expiresAt), grant.issuedBy, "\(grant.failedAttempts)"])
+            }
+            return lines.text
+        }
+    }
+
+    package func revokeRecovery(grantId: String) async throws -> String {
+        try await run {
+            try await service.recovery.revoke(grantId: grantId, origin: .cli)
+            return "Revoked recovery grant \(grantId); its code no longer works, and a session it gave has ended."
         }
     }
 
@@ -258,4 +339,13 @@ struct Table {
             }.joined(separator: "  ")
         }.joined(separator: "\n")
     }
+}
+
+/// A stored passkey the authenticator policy would refuse, and the rules it breaks.
+struct PolicyViolationJSON: Encodable {
+    let passkeyId: String
+    let accountId: String
+    let aaguid: String
+    let provider: String?
+    let violations: [String]
 }

@@ -34,6 +34,20 @@ struct AdminController: Sendable {
             try await admin.removePasskey(id: id, allowLast: try query.flag("allowLast"), origin: origin(request, context))
             return NoContent()
         }
+        routes.post("accounts/:id/recovery") { request, context in
+            let body = try await RequestBody.read(request).map { try RequestBody.decode(RecoveryIssueRequest.self, from: $0) }
+            let issued = try await admin.recovery.issue(
+                accountId: try context.parameters.require("id"), lifetime: TimeInterval(body?.ttlSeconds ?? Int(RecoveryService.defaultLifetime)),
+                origin: origin(request, context))
+            return APIReply(status: .created, body: issued)
+        }
+        routes.get("recovery") { request, _ in
+            JSONArrayBody(elements: try await admin.recovery.grants(accountId: try APIQuery(request.uri.queryParameters).text("account")))
+        }
+        routes.delete("recovery/:id") { request, context in
+            try await admin.recovery.revoke(grantId: try context.parameters.require("id"), origin: origin(request, context))
+            return NoContent()
+        }
         routes.get("audit") { request, _ in try await admin.events(try auditQuery(request)) }
         routes.get("keys") { _, _ in JSONArrayBody(elements: try await admin.keys()) }
         routes.post("keys") { request, context in

@@ -5,7 +5,7 @@ import WebAuthn
 // reads the same document from either (`JSONResponse.encoder`'s style: sorted keys, ISO 8601 dates).
 
 /// An account as an operator sees it in a list.
-struct AdminAccountJSON: APIResponseBody, Equatable {
+struct AdminAccountJSON: NullKeepingBody, Equatable {
     let id: String
     let displayName: String
     let createdAt: Date
@@ -28,34 +28,12 @@ struct AdminAccountJSON: APIResponseBody, Equatable {
         sessions = summary.sessions
         lastLoginAt = summary.lastLoginAt
     }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(displayName, forKey: .displayName)
-        try c.encode(createdAt, forKey: .createdAt)
-        try c.encode(updatedAt, forKey: .updatedAt)
-        try c.encode(disabledAt, forKey: .disabledAt)
-        try c.encode(passkeys, forKey: .passkeys)
-        try c.encode(sessions, forKey: .sessions)
-        try c.encode(lastLoginAt, forKey: .lastLoginAt)
-    }
-
-    enum CodingKeys: String, CodingKey { case id, displayName, createdAt, updatedAt, disabledAt, passkeys, sessions, lastLoginAt }
 }
 
 /// A page of accounts; `next` is the cursor of the page after (null on the last).
-struct AdminAccountPageJSON: APIResponseBody, Equatable {
+struct AdminAccountPageJSON: NullKeepingBody, Equatable {
     let accounts: [AdminAccountJSON]
     let next: String?
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(accounts, forKey: .accounts)
-        try c.encode(next, forKey: .next)
-    }
-
-    enum CodingKeys: String, CodingKey { case accounts, next }
 }
 
 /// One account with its passkeys and live sessions.
@@ -67,7 +45,7 @@ struct AdminAccountDetailJSON: APIResponseBody {
 }
 
 /// A live session: never its token, only the first bytes of the token's hash (an access token's `sid`).
-struct AdminSessionJSON: APIResponseBody, Equatable {
+struct AdminSessionJSON: NullKeepingBody, Equatable {
     let sid: String
     let createdAt: Date
     let expiresAt: Date
@@ -82,21 +60,10 @@ struct AdminSessionJSON: APIResponseBody, Equatable {
         passkeyId = session.credentialId.map(Base64URL.encode)
         userVerified = session.userVerified
     }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(sid, forKey: .sid)
-        try c.encode(createdAt, forKey: .createdAt)
-        try c.encode(expiresAt, forKey: .expiresAt)
-        try c.encode(passkeyId, forKey: .passkeyId)
-        try c.encode(userVerified, forKey: .userVerified)
-    }
-
-    enum CodingKeys: String, CodingKey { case sid, createdAt, expiresAt, passkeyId, userVerified }
 }
 
 /// An admin key as listed: never its secret or the secret's hash.
-struct AdminKeyJSON: APIResponseBody, Equatable {
+struct AdminKeyJSON: NullKeepingBody, Equatable {
     let id: String
     let name: String
     let scope: String
@@ -114,19 +81,6 @@ struct AdminKeyJSON: APIResponseBody, Equatable {
         lastUsedAt = key.lastUsedAt
         revokedAt = key.revokedAt
     }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(name, forKey: .name)
-        try c.encode(scope, forKey: .scope)
-        try c.encode(createdAt, forKey: .createdAt)
-        try c.encode(createdBy, forKey: .createdBy)
-        try c.encode(lastUsedAt, forKey: .lastUsedAt)
-        try c.encode(revokedAt, forKey: .revokedAt)
-    }
-
-    enum CodingKeys: String, CodingKey { case id, name, scope, createdAt, createdBy, lastUsedAt, revokedAt }
 }
 
 /// A new admin key: the only time its secret is shown.
@@ -136,7 +90,7 @@ struct AdminKeyCreatedJSON: APIResponseBody {
 }
 
 /// One event of the audit trail.
-struct AuditEventJSON: APIResponseBody, Equatable {
+struct AuditEventJSON: NullKeepingBody, Equatable {
     let id: String
     let at: Date
     let event: String
@@ -160,36 +114,12 @@ struct AuditEventJSON: APIResponseBody, Equatable {
         requestId = event.origin.requestId
         detail = AuditDetailValue.object(event.detail)
     }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(at, forKey: .at)
-        try c.encode(event, forKey: .event)
-        try c.encode(accountId, forKey: .accountId)
-        try c.encode(passkeyId, forKey: .passkeyId)
-        try c.encode(actor, forKey: .actor)
-        try c.encode(clientAddress, forKey: .clientAddress)
-        try c.encode(userAgent, forKey: .userAgent)
-        try c.encode(requestId, forKey: .requestId)
-        try c.encode(detail, forKey: .detail)
-    }
-
-    enum CodingKeys: String, CodingKey { case id, at, event, accountId, passkeyId, actor, clientAddress, userAgent, requestId, detail }
 }
 
 /// A page of events, newest first; `next` is the cursor of the page after (null on the last).
-struct AuditEventPageJSON: APIResponseBody {
+struct AuditEventPageJSON: NullKeepingBody {
     let events: [AuditEventJSON]
     let next: String?
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(events, forKey: .events)
-        try c.encode(next, forKey: .next)
-    }
-
-    enum CodingKeys: String, CodingKey { case events, next }
 }
 
 /// A value of an event's detail: the trail writes only strings, whole numbers and flags (`AuditDetail`).

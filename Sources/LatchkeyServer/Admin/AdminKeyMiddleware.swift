@@ -5,8 +5,8 @@ import LatchkeyAPI
 /// The admin API's one gate: every route under `/api/admin` is behind it, so a route added later needs a
 /// key too. A request must present a live admin key (`Authorization: Bearer lk_admin_…`; 401
 /// `admin_key_invalid` when it is missing, unknown or revoked) whose scope covers the method: reading
-/// (GET) needs `read`, which every scope includes; anything else needs `write` (403
-/// `insufficient_scope`). The key is handed to the handler as `AdminCaller.key`, for the audit
+/// (GET) needs `read`, which every scope includes; issuing or revoking a recovery grant needs `recovery`;
+/// anything else needs `write` (403 `insufficient_scope`). The key is handed to the handler as `AdminCaller.key`, for the audit
 /// trail's actor.
 struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
     let admin: AdminService
@@ -21,7 +21,9 @@ struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
             refusal.headers[.wwwAuthenticate] = "Bearer realm=\"latchkey-admin\""
             return refusal
         }
-        let needed: AdminKeyRecord.Scope = request.method == .get || request.method == .head ? .read : .write
+        // Reading needs any key; issuing or revoking a recovery grant a recovery key; any other change a write key.
+        let reading = request.method == .get || request.method == .head
+        let needed: AdminKeyRecord.Scope = reading ? .read : request.uri.path.split(separator: "/").contains("recovery") ? .recovery : .write
         guard key.scope.allows(needed) else {
             throw APIError(.insufficientScope, "This admin key's scope is \(key.scope.rawValue); this operation needs a \(needed.rawValue) key.")
         }

@@ -10,6 +10,8 @@ struct AdminService: Sendable {
     let providers: PasskeyProviders
     let androidApps: [AndroidApp]
     let now: @Sendable () -> Date
+    /// Recovery grants (the `recovery` scope).
+    let recovery: RecoveryService
 
     // MARK: Accounts
 

@@ -120,6 +120,24 @@ public struct ServerConfiguration: Sendable {
     /// What backends present (`Authorization: Bearer …`) to ask `POST /api/introspect` about a token;
     /// introspection is off without one.
     public var introspectionSecret: String?
+    /// Authenticator policy (`AuthenticatorPolicy`): refuse passkeys without attestation (`none`, self);
+    /// needs `attestation = direct`, or no authenticator is ever asked for one.
+    public var requireAttestation = false
+    /// Only these authenticators may register: AAGUIDs, or provider names from the bundled list.
+    public var allowAAGUIDs: [String] = []
+    /// These may not: AAGUIDs, or provider names.
+    public var denyAAGUIDs: [String] = []
+    /// Which passkeys may register by backup eligibility: any, synced (BE=1) or device-bound (BE=0).
+    public var passkeyKinds = PasskeyKinds.any
+
+    public enum PasskeyKinds: String, Sendable, CaseIterable {
+        case any, synced
+        case deviceBound = "device-bound"
+    }
+
+    /// A passkey added through a recovery grant ends every other session of the account
+    /// (`--recovery-ends-sessions`, on): whoever lost the device may not be the only one holding it.
+    public var recoveryEndsSessions = true
     /// `HOST:PORT` where the admin API (`/api/admin/…`) is served instead of the main address
     /// (`--admin-listen`): an interface only operators reach. Nil: beside the rest of the API.
     public var adminListen: String?
@@ -214,6 +232,9 @@ public struct ServerConfiguration: Sendable {
         // secret of 32 characters has about 20 different ones, a repeated word a handful.
         if let introspectionSecret, Set(introspectionSecret.unicodeScalars).count < 10 {
             throw Invalid(description: "the introspection secret uses only \(Set(introspectionSecret.unicodeScalars).count) different characters; make a random one (openssl rand -base64 32)")
+        }
+        if requireAttestation, attestation != .direct {
+            throw Invalid(description: "--require-attestation needs --attestation direct, or no authenticator is ever asked to prove its make")
         }
         if adminListen != nil, adminAddress == nil {
             throw Invalid(description: "--admin-listen must be HOST:PORT (127.0.0.1:9090, [::1]:9090), not \(adminListen ?? "")")

@@ -87,7 +87,8 @@ public struct Latchkey: Sendable {
             let metricsFactory = PrometheusMetricsFactory(registry: registry)
             let ceremonies = CeremonyService(
                 store: store, sealer: sealer, configuration: configuration, sessions: sessions,
-                metrics: CeremonyMetrics(factory: metricsFactory), now: now)
+                metrics: CeremonyMetrics(factory: metricsFactory), policy: try AuthenticatorPolicy(configuration: configuration, providers: providers),
+                now: now)
             let issuer = configuration.accessTokens ? AccessTokenIssuer(
                 store: store, vault: vault, settings: .init(
                     ttl: configuration.accessTokenTTL, keyLifetime: configuration.signingKeyLifetime,
@@ -110,7 +111,12 @@ public struct Latchkey: Sendable {
 
     /// What an operator can do (the admin API, `latchkey admin`).
     var admin: AdminService {
-        AdminService(store: store, providers: providers, androidApps: configuration.androidApps, now: now)
+        AdminService(store: store, providers: providers, androidApps: configuration.androidApps, now: now, recovery: recovery)
+    }
+
+    /// Recovery grants and their exchange.
+    var recovery: RecoveryService {
+        RecoveryService(store: store, configuration: configuration, now: now)
     }
 
     /// The admin API at `/api/admin/…` on `router` (`latchkey serve`'s, or the one of `--admin-listen`),
@@ -140,6 +146,9 @@ public struct Latchkey: Sendable {
             scope.add(middleware: ErrorAndLogMiddleware<Context>())
             root.add(middleware: ErrorAndLogMiddleware<Context>())
         }
+        // A recovery session reaches only the add-passkey routes (`latchkey serve` also gates its whole router).
+        scope.add(middleware: RecoveryGate<Context>(prefix: trimmed))
+        root.add(middleware: RecoveryGate<Context>(prefix: trimmed))
         // The limiter is the API group's middleware, so it applies to every request the router resolves to
         // an API route, however its path is spelled (`//api/…` reaches the same routes).
         let api = scope.group("api")
@@ -148,7 +157,11 @@ public struct Latchkey: Sendable {
         // handler checks a session itself.
         let signedIn: LatchkeyAuthenticationMiddleware<Context> = authentication(required: true)
         api.addRoutes(CeremonyController(ceremonies: ceremonies, configuration: configuration, providers: providers)
-            .routes(session: authentication(required: false)))
+            .routes(session: LatchkeyAuthenticationMiddleware(authentication: authenticationRules, required: false, allowsRecovery: true)))
+        api.addRoutes(RecoveryController(recovery: recovery, trustForwardedFor: configuration.trustForwardedFor).routes())
+        api.addRoutes(DeviceRequestController(
+            approvals: DeviceApprovalService(store: store, ceremonies: ceremonies, now: now), trustForwardedFor: configuration.trustForwardedFor)
+            .routes(signedIn: signedIn))
         api.addRoutes(AccountController(store: store, sessions: sessions, configuration: configuration, providers: providers, now: now)
             .routes(signedIn: signedIn))
         let tokens = TokenController(

@@ -7,15 +7,20 @@ import LatchkeyAPI
 /// session is answered 401 `not_authenticated` before it reaches them; without it, anonymous requests
 /// pass with no account. Credentials that are present but wrong are always a 401, never anonymous.
 /// Latchkey's own protected routes sit behind it too (their route collections), so no handler checks a
-/// session itself.
+/// session itself. A restricted (recovery) session passes only where `allowsRecovery` (adding a passkey);
+/// anywhere else it is 403 `recovery_session_restricted` (see `RecoveryGate`).
 public struct LatchkeyAuthenticationMiddleware<Context: LatchkeyRequestContext>: RouterMiddleware {
     let authentication: RequestAuthentication
     let required: Bool
+    var allowsRecovery = false
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         do {
             if let caller = try await authentication.caller(of: request) {
+                guard !caller.method.isRestricted || allowsRecovery else {
+                    throw APIError(.recoverySessionRestricted, "This is a recovery session: it can only add a passkey.")
+                }
                 context.latchkeyAccount = LatchkeyAccount(caller)
             } else if required {
                 throw APIError.notAuthenticated

@@ -39,8 +39,10 @@ struct AccountController: Sendable {
         AuditOrigin(request, context: context, actor: "person", trustForwardedFor: configuration.trustForwardedFor)
     }
 
-    func account(_ caller: RequestAuthentication.Caller) async throws -> AccountJSON {
-        AccountJSON(caller.account)
+    /// The account, with the recovery risk its passkeys make (one passkey, or only device-bound ones).
+    func account(_ caller: RequestAuthentication.Caller) async throws -> AccountDetailsJSON {
+        let passkeys = try await store.credentials(accountId: caller.accountId)
+        return AccountDetailsJSON(account: AccountJSON(caller.account), recoveryRisk: RecoveryRisk(passkeys: passkeys))
     }
 
     func update(_ request: Request, _ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> AccountJSON {

@@ -4,7 +4,7 @@ import WebAuthn
 /// One event of a person's own history (`GET /api/account/events`): what happened, when, with which
 /// passkey and provider, from which device — enough to spot a sign-in that was not theirs. An
 /// operator's action shows as such, without the operator's key or address.
-struct AccountEventJSON: APIResponseBody {
+struct AccountEventJSON: NullKeepingBody {
     let id: String
     let at: Date
     let event: String
@@ -31,33 +31,10 @@ struct AccountEventJSON: APIResponseBody {
         detail["keyId"] = nil
         self.detail = detail
     }
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(id, forKey: .id)
-        try c.encode(at, forKey: .at)
-        try c.encode(event, forKey: .event)
-        try c.encode(passkeyId, forKey: .passkeyId)
-        try c.encode(provider, forKey: .provider)
-        try c.encode(device, forKey: .device)
-        try c.encode(clientAddress, forKey: .clientAddress)
-        try c.encode(byOperator, forKey: .byOperator)
-        try c.encode(detail, forKey: .detail)
-    }
-
-    enum CodingKeys: String, CodingKey { case id, at, event, passkeyId, provider, device, clientAddress, byOperator, detail }
 }
 
 /// A page of a person's events, newest first; `next` is the cursor of the page after (null on the last).
-struct AccountEventPageJSON: APIResponseBody {
+struct AccountEventPageJSON: NullKeepingBody {
     let events: [AccountEventJSON]
     let next: String?
-
-    func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(events, forKey: .events)
-        try c.encode(next, forKey: .next)
-    }
-
-    enum CodingKeys: String, CodingKey { case events, next }
 }

@@ -9,7 +9,8 @@ struct CeremonyController: Sendable {
     let providers: PasskeyProviders
 
     /// The routes, for the router's `/api` group. Registration is behind `session` (the authentication
-    /// middleware, not required): with a session it adds a passkey to that account. Login needs none.
+    /// middleware, not required, that lets a recovery session through): with a session it adds a passkey
+    /// to that account. Login needs none.
     func routes<Context: LatchkeyRequestContext>(session: LatchkeyAuthenticationMiddleware<Context>) -> RouteCollection<Context> {
         let routes = RouteCollection(context: Context.self)
         routes.post("login/options") { request, _ in try await loginOptions(request) }
@@ -58,7 +59,14 @@ struct CeremonyController: Sendable {
 
     func registrationVerify(_ request: Request, _ caller: RequestAuthentication.Caller?, origin: AuditOrigin) async throws -> RegistrationReply {
         let body = try await RequestBody.decode(RegistrationVerifyRequest.self, from: request)
-        switch try await ceremonies.verifyRegistration(body.credential, sessionAccountId: caller?.accountId, origin: origin) {
+        let recovery = caller.flatMap { caller in
+            caller.recoveryGrant.map { grant in
+                caller.method == .device
+                    ? RecoveryUse(grantId: grant, endsSessions: false, viaDeviceRequest: true)
+                    : RecoveryUse(grantId: grant, endsSessions: configuration.recoveryEndsSessions)
+            }
+        }
+        switch try await ceremonies.verifyRegistration(body.credential, sessionAccountId: caller?.accountId, origin: origin, recovery: recovery) {
         case .newAccount(let token, let account):
             return .account(session(.created, token: token, account: account))
         case .addedPasskey(let credential):

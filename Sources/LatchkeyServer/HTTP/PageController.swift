@@ -30,12 +30,15 @@ struct PageController: Sendable {
     static func load() throws -> PageController {
         let files: [(route: String, name: String, ext: String, type: String)] = [
             ("/", "index", "html", "text/html; charset=utf-8"),
+            // The same page, opened on its "Recover your account" view (a recovery link is `/recover#CODE`).
+            ("/recover", "index", "html", "text/html; charset=utf-8"),
             ("/app.js", "app", "js", "text/javascript; charset=utf-8"),
             ("/api.js", "api", "js", "text/javascript; charset=utf-8"),
             ("/ui.js", "ui", "js", "text/javascript; charset=utf-8"),
             ("/webauthn.js", "webauthn", "js", "text/javascript; charset=utf-8"),
             ("/passkey-list.js", "passkey-list", "js", "text/javascript; charset=utf-8"),
             ("/activity.js", "activity", "js", "text/javascript; charset=utf-8"),
+            ("/recovery.js", "recovery", "js", "text/javascript; charset=utf-8"),
             ("/style.css", "style", "css", "text/css; charset=utf-8"),
         ]
         var assets: [String: Asset] = [:]

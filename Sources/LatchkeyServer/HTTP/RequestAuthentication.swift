@@ -13,6 +13,10 @@ struct RequestAuthentication: Sendable {
         /// The account, read with the session in one query.
         let account: AccountRecord
         let token: String
+        /// How the session was made; a recovery session may only add a passkey (`RecoveryGate`).
+        var method: SessionMethod = .passkey
+        /// The grant a recovery session came from.
+        var recoveryGrant: String? = nil
 
         var accountId: String { account.id }
     }
@@ -29,10 +33,12 @@ struct RequestAuthentication: Sendable {
         } else {
             return nil
         }
-        guard Self.isWellFormed(token), let account = try await sessions.account(for: token) else {
+        guard Self.isWellFormed(token), let found = try await sessions.account(for: token) else {
             throw APIError.notAuthenticated
         }
-        return Caller(account: account, token: token)
+        // A token's text and its row must agree on what it is (the gate trusts the text).
+        guard found.method.isRestricted == token.hasPrefix(SessionToken.recoveryPrefix) else { throw APIError.notAuthenticated }
+        return Caller(account: found.account, token: token, method: found.method, recoveryGrant: found.recoveryGrant)
     }
 
     /// A cookie rides along with any request the browser sends, so a state change with the cookie must
@@ -60,9 +66,11 @@ struct RequestAuthentication: Sendable {
         return String(parts[1])
     }
 
-    /// Tokens are 43 base64url characters; anything else cannot be one, and is refused before any look-up.
+    /// Tokens are 43 base64url characters (a recovery session's with `rcv_` before them); anything else
+    /// cannot be one, and is refused before any look-up.
     static func isWellFormed(_ token: String) -> Bool {
-        token.utf8.count == 43 && token.utf8.allSatisfy { c in
+        let bare = token.hasPrefix(SessionToken.recoveryPrefix) ? token.dropFirst(SessionToken.recoveryPrefix.count) : token[...]
+        return bare.utf8.count == 43 && bare.utf8.allSatisfy { c in
             (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c == 0x2d || c == 0x5f
         }
     }

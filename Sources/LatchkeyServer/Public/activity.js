@@ -82,6 +82,16 @@ export function describe(event, { name = null, before = null } = {}) {
     case "session.ended": return "Signed out";
     case "sessions.revoked": return event.byOperator ? `Every session was ended by ${operator}` : "Signed out everywhere";
     case "access_token.issued": return "An access token was issued for another service";
+    case "passkey.refused": return "A passkey was refused by this service's rules" + (text(detail.rule) ? `: ${text(detail.rule)}` : "");
+    case "passkey.counter_reset": return `${Passkey} moved to a password manager that does not count sign-ins; its counter was reset`;
+    case "recovery.issued": return `A recovery code was issued by ${operator}`;
+    case "recovery.revoked": return "A recovery code was revoked" + by;
+    case "recovery.exchanged": return "A recovery code was used to start adding a passkey";
+    case "recovery.completed": return `${Passkey} added with a recovery code; every other session was signed out`;
+    case "recovery.refused": return "A recovery code was refused";
+    case "device_request.approved": return "A new device was let in" + (text(detail.device) ? ` (${text(detail.device)})` : "");
+    case "device_request.denied": return "A new device's request to sign in was refused";
+    case "device_request.completed": return `${Passkey} added on a new device you let in`;
     default: {
       // A kind newer than this page: said plainly, with its name, never an error.
       const kind = text(event.event) ?? "unknown";
@@ -91,7 +101,7 @@ export function describe(event, { name = null, before = null } = {}) {
 }
 
 // Sign-ins that were refused or look copied: worth a second look.
-const alerts = new Set(["login.refused", "login.possible_clone"]);
+const alerts = new Set(["login.refused", "login.possible_clone", "recovery.issued", "recovery.exchanged", "recovery.refused"]);
 
 // Where the event came from: "Chrome on Linux, 127.0.0.1"; nothing for an operator's action.
 function where(event) {

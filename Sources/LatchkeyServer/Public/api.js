@@ -1,14 +1,16 @@
 // Latchkey's HTTP API from the page: same-origin requests with the session in the server's HttpOnly
-// cookie (this script never sees or stores a token), errors carried as the server wrote them. Paths are
+// cookie (this script never stores a token), errors carried as the server wrote them. Paths are
 // relative ("api/login/options"), so the page also works where an application mounts Latchkey under a
-// prefix (/auth/ → /auth/api/…).
+// prefix (/auth/ → /auth/api/…). The one token the page ever holds is a recovery's restricted session
+// (recovery.js keeps it in memory): given as `token`, it goes out as a bearer token and no cookie is sent.
 
 export class ApiError extends Error {
   constructor(status, code, message) { super(message); this.status = status; this.code = code; }
 }
 
-export async function api(method, path, body) {
-  const init = { method, credentials: "same-origin", headers: {} };
+export async function api(method, path, body, { token } = {}) {
+  const init = { method, credentials: token ? "omit" : "same-origin", headers: {} };
+  if (token) init.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);

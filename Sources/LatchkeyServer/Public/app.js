@@ -1,10 +1,12 @@
-// Latchkey's page: sign up and sign in with the browser's own passkeys, then the account. The rule for
-// messages: only what the person started may report a failure. The background autofill request (passkey
-// autofill in the name field) ends quietly, whatever happens to it.
+// Latchkey's page: sign up and sign in with the browser's own passkeys, then the account; at …/recover,
+// getting back in with a recovery code (recovery.js). The rule for messages: only what the person
+// started may report a failure. The background autofill request (passkey autofill in the name field) ends
+// quietly, whatever happens to it.
 
 import { renderActivity } from "./activity.js";
 import { api, ApiError } from "./api.js";
 import { renderPasskeys } from "./passkey-list.js";
+import { hideRecovery, isRecoveryPage, setUpRecovery, showRecovery, takeCodeFromAddress } from "./recovery.js";
 import { $, clearMessages, countCharacters, isUnavailable, modal, say, setUnavailable, warn, whileBusy } from "./ui.js";
 import {
   capabilities, creationOptions, credentialJSON, requestOptions,
@@ -47,6 +49,8 @@ function showWelcome({ autofill = false } = {}) {
   clearActivity();
   $("account").hidden = true;
   $("session-bar").hidden = true;
+  hideRecovery();
+  showRecoveryRisk(null);
   $("main").dataset.view = "welcome";
   if (!browser.webauthn) {
     showUnsupported();
@@ -59,6 +63,7 @@ function showWelcome({ autofill = false } = {}) {
 
 function showUnsupported() {
   $("welcome").hidden = true;
+  hideRecovery();
   $("unsupported").hidden = false;
   if (!browser.secureContext) {
     $("unsupported-reason").textContent = "Passkeys only work on a secure connection, and this page was opened over plain http. Open it with https.";
@@ -70,6 +75,10 @@ function showAccount(data, { focus = true } = {}) {
   account = data;
   $("welcome").hidden = true;
   $("unsupported").hidden = true;
+  hideRecovery();
+  // Signed in after a recovery: the address becomes the page's own again, so that a reload shows the account.
+  if (isRecoveryPage()) history.replaceState(null, "", "./");
+  showRecoveryRisk(data.recoveryRisk ?? null);
   $("account").hidden = false;
   $("session-bar").hidden = false;
   $("main").dataset.view = "account";
@@ -97,10 +106,34 @@ function refreshUpdateButton() {
 }
 
 async function loadPasskeys() {
+  const risk = loadRecoveryRisk();
   try {
     passkeys = await api("GET", "api/account/passkeys");
     renderPasskeys($("passkeys"), passkeys, { rename: renamePasskey, remove: removePasskey });
   } catch (e) { warn(explain(e)); }
+  await risk;
+}
+
+// ---- the warning that losing a device would need the operator's help ----
+// The server decides (GET /api/account's recoveryRisk: one passkey, or only device-bound ones); it is
+// read again whenever the passkeys are, so adding or removing one updates the warning.
+const riskReasons = {
+  single_passkey: "Your account has only one passkey.",
+  device_bound_only: "None of your passkeys can be synced to another device.",
+};
+
+function showRecoveryRisk(risk) {
+  $("recovery-risk").hidden = !risk;
+  $("recovery-risk-reason").textContent = risk ? (riskReasons[risk] ?? "") : "";
+}
+
+async function loadRecoveryRisk() {
+  try {
+    const details = await api("GET", "api/account");
+    if (account?.id === details.id) showRecoveryRisk(details.recoveryRisk ?? null);
+  } catch (e) {
+    console.info("Latchkey: the account's recovery risk could not be read:", e?.message ?? e);
+  }
 }
 
 // ---- recent activity ----
@@ -179,11 +212,12 @@ async function register(event) {
 
 // Sends a credential the person chose for verification. `quiet` (the autofill path) reports nothing on
 // failure: an unknown passkey is only signalled to the browser, so that it stops offering it.
-async function finishLogin(credential, { quiet = false } = {}) {
+async function finishLogin(credential, { quiet = false, recovered = false } = {}) {
   try {
     const result = await api("POST", "api/login/verify", { credential: credentialJSON(credential) });
     showAccount(result.account);
-    say(`Signed in as ${result.account.displayName}.`);
+    say(`Signed in as ${result.account.displayName}.`
+      + (recovered ? " Remove the passkeys you lost from the list, so that they stop working here." : ""));
   } catch (e) {
     const unknown = e instanceof ApiError && e.code === "unknown_credential";
     const signalled = unknown ? await signalUnknownCredential(rpId, credential.id) : false;
@@ -197,15 +231,16 @@ async function finishLogin(credential, { quiet = false } = {}) {
   }
 }
 
-async function login() {
+// `button` shows that it is busy: Log in, or the recovery view's "Sign in with your new passkey".
+async function login(button = $("login"), { recovered = false } = {}) {
   cancelConditionalLogin();
-  await whileBusy($("login"), "Waiting for your passkey…", async () => {
+  await whileBusy(button, "Waiting for your passkey…", async () => {
     say("Choose your passkey when your device asks.");
     try {
       const options = await api("POST", "api/login/options");
       rpId = options.publicKey.rpId ?? rpId;
       const credential = await navigator.credentials.get({ publicKey: requestOptions(options.publicKey) });
-      await finishLogin(credential);
+      await finishLogin(credential, { recovered });
     } catch (e) {
       warn(explain(e));
     }
@@ -368,11 +403,14 @@ async function deleteAccount() {
 
 // ---- start ----
 async function start() {
+  // A recovery link's code is read, and taken out of the address bar, before anything else.
+  const recovery = isRecoveryPage();
+  const code = recovery ? takeCodeFromAddress() : "";
   for (const id of ["welcome-title", "account-title"]) $(id).tabIndex = -1;
   $("passkey-name").addEventListener("input", refreshRegisterButton);
   $("passkey-name").addEventListener("focus", () => startConditionalLogin());
   $("welcome-form").addEventListener("submit", register);
-  $("login").addEventListener("click", login);
+  $("login").addEventListener("click", () => login());
   $("account-form").addEventListener("submit", update);
   $("display-name").addEventListener("input", refreshUpdateButton);
   $("credo").addEventListener("input", refreshUpdateButton);
@@ -383,8 +421,15 @@ async function start() {
   $("confirm-delete").addEventListener("click", deleteAccount);
   $("add-passkey").addEventListener("click", addPasskey);
   $("activity-more").addEventListener("click", moreActivity);
+  setUpRecovery({ explain, signIn: (button) => login(button, { recovered: true }) });
 
   browser = await capabilities();
+  if (recovery) {
+    // The recovery view, whoever is signed in here: nothing else starts (no autofill, no account).
+    autofillState("off");
+    if (browser.webauthn) showRecovery(code); else showUnsupported();
+    return;
+  }
   if (!browser.conditionalGet) autofillState(browser.webauthn ? "unavailable" : "off");
   try {
     showAccount(await api("GET", "api/account"), { focus: false });

@@ -38,6 +38,11 @@ struct CeremonyMetrics: Sendable {
     }
 
     /// A login let through although its counter did not grow (`--sign-count warn`): worth an alert.
+    /// A synced passkey's counter was reset to 0 (it moved to a provider that does not count).
+    func counterReset() {
+        Counter(label: "latchkey_counter_resets_total", factory: factory).increment()
+    }
+
     func possibleClone() {
         Counter(label: "latchkey_possible_clones_total", factory: factory).increment()
     }

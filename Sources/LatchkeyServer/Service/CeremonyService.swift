@@ -18,11 +18,14 @@ struct CeremonyService: Sendable {
     let now: @Sendable () -> Date
     /// Derived from the configuration once, not on every verification.
     private let relyingParty: RelyingParty
+    /// Which authenticators may register (the operator's settings).
+    let policy: AuthenticatorPolicy
 
     init(
         store: Store, sealer: ChallengeSealer, configuration: ServerConfiguration, sessions: SessionService, metrics: CeremonyMetrics,
-        now: @escaping @Sendable () -> Date
+        policy: AuthenticatorPolicy, now: @escaping @Sendable () -> Date
     ) {
+        self.policy = policy
         self.store = store
         self.sealer = sealer
         self.configuration = configuration
@@ -90,8 +93,10 @@ struct CeremonyService: Sendable {
     /// Verifies a registration response. `sessionAccountId` is the caller's account when it presented a
     /// token: adding a passkey needs the same account that asked for the options. The new account or
     /// passkey is audited as coming from `origin`, in the same commit.
+    /// With `recovery` (the caller is a restricted session), the passkey uses up its grant in the same
+    /// commit, and ends the account's sessions as configured.
     func verifyRegistration(
-        _ credential: RegistrationResponseJSON, sessionAccountId: String?, origin: AuditOrigin
+        _ credential: RegistrationResponseJSON, sessionAccountId: String?, origin: AuditOrigin, recovery: RecoveryUse? = nil
     ) async throws -> RegistrationOutcome {
         let (challenge, clientOrigin) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .registration)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind != .login else {
@@ -111,6 +116,17 @@ struct CeremonyService: Sendable {
             metrics.failed(kind, reason: error.code)
             throw APIError(error)
         }
+        if let refusal = policy.refusal(aaguid: result.aaguid, backupEligible: result.backupEligible, attestationType: result.attestationType) {
+            metrics.failed(kind, reason: ErrorCode.authenticatorNotAllowed.rawValue)
+            // Audited where there is an account (adding a passkey); a refused sign-up has none, and an
+            // anonymous caller's refusals are only counted.
+            if ceremony.kind == .addPasskey, let accountId = ceremony.accountId {
+                try await store.record(origin.acting(as: "person").event(.passkeyRefused, at: now(), account: accountId, detail: [
+                    "aaguid": .text(AAGUIDFormat.string(result.aaguid)), "rule": .text(refusal),
+                ]))
+            }
+            throw APIError(.authenticatorNotAllowed, refusal)
+        }
         let created = now()
         let record = CredentialRecord(
             id: result.credentialId, accountId: ceremony.accountId ?? UUID().uuidString.lowercased(), publicKey: result.publicKey,
@@ -120,7 +136,7 @@ struct CeremonyService: Sendable {
             name: String((ceremony.displayName ?? "Passkey").prefix(64)), createdAt: created, lastUsedAt: nil,
             attestationVerified: result.trustPathVerified, createdOrigin: clientOrigin)
         let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
-        let person = origin.acting(as: "person")
+        let person = origin.acting(as: recovery == nil ? "person" : recovery?.viaDeviceRequest == true ? "new-device" : "recovery")
         let added = person.event(.passkeyAdded, at: created, account: record.accountId, credential: record.id, detail: [
             "name": .text(record.name), "aaguid": .text(AAGUIDFormat.string(record.aaguid)),
             "attestationFormat": .text(record.attestationFormat), "backupEligible": .flag(record.backupEligible),
@@ -128,8 +144,17 @@ struct CeremonyService: Sendable {
         do {
             switch ceremony.kind {
             case .addPasskey:
+                var events = [added]
+                if let recovery {
+                    events.append(person.event(
+                        recovery.viaDeviceRequest ? .deviceCompleted : .recoveryCompleted, at: created, account: record.accountId,
+                        credential: record.id, detail: [
+                            recovery.viaDeviceRequest ? "requestId" : "grantId": .text(recovery.grantId),
+                            "sessionsEnded": .text(recovery.endsSessions ? "all" : "this"),
+                        ]))
+                }
                 try await store.ceremonies.addCredential(
-                    record, challenge: used, limit: configuration.maxPasskeysPerAccount, events: [added])
+                    record, challenge: used, limit: configuration.maxPasskeysPerAccount, events: events, recovery: recovery)
                 metrics.succeeded(kind)
                 return .addedPasskey(record)
             default:
@@ -150,6 +175,9 @@ struct CeremonyService: Sendable {
         } catch Store.Failure.tooManyPasskeys {
             metrics.failed(kind, reason: APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount).code)
             throw APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount)
+        } catch Store.Failure.recoveryGrantUsed {
+            metrics.failed(kind, reason: ErrorCode.invalidRecoveryCode.rawValue)
+            throw RecoveryService.refused
         } catch Store.Failure.duplicate {
             // §7.1 step 27: a credential id may be registered only once.
             metrics.failed(kind, reason: ErrorCode.credentialExists.rawValue)
@@ -168,6 +196,60 @@ struct CeremonyService: Sendable {
         return PublicKeyCredentialRequestOptionsJSON(
             challenge: Base64URL.encode(challenge), timeout: Int(configuration.ceremonyTTL * 1000), rpId: configuration.rpId,
             allowCredentials: [], userVerification: configuration.userVerification.rawValue)
+    }
+
+    // MARK: Confirming with a passkey
+
+    /// Options to confirm an action with one of the account's own passkeys (approving a new device): its
+    /// passkeys allowed, user verification required, `lifetime` to answer.
+    func confirmationOptions(accountId: String, lifetime: TimeInterval) async throws -> PublicKeyCredentialRequestOptionsJSON {
+        let challenge = sealer.seal(PendingCeremony(kind: .confirm, accountId: accountId, userHandle: nil, displayName: nil, expiresAt: now() + lifetime))
+        let allowed = try await store.credentials(accountId: accountId).map {
+            CredentialDescriptorJSON(id: Base64URL.encode($0.id), transports: $0.transports.isEmpty ? nil : $0.transports)
+        }
+        return PublicKeyCredentialRequestOptionsJSON(
+            challenge: Base64URL.encode(challenge), timeout: Int(lifetime * 1000), rpId: configuration.rpId,
+            allowCredentials: allowed, userVerification: "required")
+    }
+
+    /// Verifies a confirming assertion for `accountId` inside `write`'s unit of work: `write` gets the
+    /// challenge to mark used, the credential id, and the decision to run on the stored passkey (which
+    /// also insists on user verification), and answers how it ended.
+    func confirm(
+        _ credential: AuthenticationResponseJSON, accountId: String,
+        write: (UsedChallenge, [UInt8], @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginVerdict) async throws -> Store.ApprovalOutcome
+    ) async throws {
+        let (challenge, _) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
+        guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind == .confirm, ceremony.accountId == accountId else {
+            throw APIError.unknownChallenge
+        }
+        guard let credentialId = Base64URL.decode(credential.rawId), !credentialId.isEmpty else {
+            throw APIError(WebAuthnError(.malformedCredential(field: "rawId", reason: "not base64url"), in: .authentication))
+        }
+        let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
+        let verifier = AuthenticationVerifier(relyingParty: relyingParty)
+        let outcome = try await write(used, credentialId) { record, account in
+            do throws(WebAuthnError) {
+                let stored = try StoredCredential(
+                    id: record.id, publicKeyCOSE: record.publicKey, signCount: record.signCount,
+                    backupEligible: record.backupEligible, userHandle: account.userHandle)
+                let result = try verifier.verify(credential, expectedChallenge: challenge, storedCredential: stored)
+                guard result.userVerified else { return .reject(WebAuthnError(.userNotVerified, in: .authentication)) }
+                return .accept(LoginWrites(
+                    signCount: result.signCount, backupState: result.backupState, userVerified: true,
+                    session: NewSession(tokenHash: [], accountId: account.id, credentialId: record.id, createdAt: now(), expiresAt: now(), userVerified: true)))
+            } catch {
+                return .reject(error)
+            }
+        }
+        switch outcome {
+        case .approved, .requestGone: return
+        case .unknownChallenge: throw APIError.unknownChallenge
+        case .unknownCredential: throw APIError(.unknownCredential, "Confirm with one of this account's own passkeys.")
+        case .rejected(let refusal):
+            if case .reject(let reason) = refusal.verdict { throw APIError(reason) }
+            throw APIError.accountDisabled
+        }
     }
 
     /// Verifies a login response; the login, and a refusal when the response names a passkey Latchkey
@@ -199,6 +281,11 @@ struct CeremonyService: Sendable {
                         "storedSignCount": .number(Int(record.signCount)), "receivedSignCount": .number(Int(result.signCount)),
                     ]))
                 }
+                if result.counterReset {
+                    events.append(person.event(.counterReset, at: session.createdAt, account: account.id, credential: record.id, detail: [
+                        "storedSignCount": .number(Int(record.signCount)),
+                    ]))
+                }
                 if result.backupState != record.backupState {
                     events.append(person.event(
                         .backupStateChanged, at: session.createdAt, account: account.id, credential: record.id,
@@ -207,7 +294,7 @@ struct CeremonyService: Sendable {
                 return .accept(LoginWrites(
                     signCount: result.signCount, backupState: result.backupState, userVerified: result.userVerified,
                     session: session, possibleClone: result.possibleClone, backupStateChanged: result.backupState != record.backupState,
-                    events: events))
+                    counterReset: result.counterReset, events: events))
             } catch {
                 return .reject(error)
             }
@@ -217,6 +304,7 @@ struct CeremonyService: Sendable {
         case .completed(let account, let writes):
             metrics.succeeded(.login)
             if writes.possibleClone { metrics.possibleClone() }
+            if writes.counterReset { metrics.counterReset() }
             if writes.backupStateChanged { metrics.backupStateChanged(nowBackedUp: writes.backupState) }
             return (token, account)
         case .unknownChallenge:

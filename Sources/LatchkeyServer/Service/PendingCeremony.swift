@@ -8,6 +8,9 @@ struct PendingCeremony: Sendable, Equatable {
         case registration = 1
         case addPasskey = 2
         case login = 3
+        /// A signed-in person confirms an action with one of their passkeys (approving a new device):
+        /// sealed with the account, for a minute.
+        case confirm = 4
     }
 
     let kind: Kind

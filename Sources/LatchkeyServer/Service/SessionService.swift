@@ -26,8 +26,8 @@ struct SessionService: Sendable {
         try await store.sessionDetails(tokenHash: SessionToken.hash(of: token), now: now())
     }
 
-    /// The account of a valid, unexpired token; nil otherwise.
-    func account(for token: String) async throws -> AccountRecord? {
+    /// The account of a valid, unexpired token, and how its session was made; nil otherwise.
+    func account(for token: String) async throws -> SessionAccount? {
         try await store.sessionAccountRecord(tokenHash: SessionToken.hash(of: token), now: now())
     }
 

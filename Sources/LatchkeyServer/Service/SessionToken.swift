@@ -11,6 +11,14 @@ struct SessionToken: Sendable {
         SessionToken(value: Base64URL.encode(RandomBytes.make(32)))
     }
 
+    /// A restricted session's token carries its kind in its text, so that `RecoveryGate` can hold it to
+    /// the add-passkey routes before any look-up.
+    static let recoveryPrefix = "rcv_"
+
+    static func generateRecovery() -> SessionToken {
+        SessionToken(value: recoveryPrefix + Base64URL.encode(RandomBytes.make(32)))
+    }
+
     /// What the sessions table keys on.
     var hash: [UInt8] { Self.hash(of: value) }
 

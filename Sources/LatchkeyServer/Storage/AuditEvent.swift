@@ -17,11 +17,16 @@ struct AuditEvent: Sendable, Equatable {
         case passkeyAdded = "passkey.added"
         case passkeyRenamed = "passkey.renamed"
         case passkeyRemoved = "passkey.removed"
+        /// A passkey the authenticator policy refused (adding one to an account; the detail names the rule).
+        case passkeyRefused = "passkey.refused"
         case loginSucceeded = "login.succeeded"
         /// A login with a known passkey refused; the detail names the WebAuthn step that failed.
         case loginRefused = "login.refused"
         /// The signature counter did not grow (§6.1.1): the passkey may have been cloned.
         case possibleClone = "login.possible_clone"
+        /// A synced passkey that had counted reported 0 (moved to a provider that does not count): its
+        /// counter was reset instead of the login being refused.
+        case counterReset = "passkey.counter_reset"
         /// A passkey's backup state (BS) changed at a login: it became synced, or stopped being.
         case backupStateChanged = "passkey.backup_state_changed"
         /// One session ended by its holder (log out).
@@ -31,6 +36,19 @@ struct AuditEvent: Sendable, Equatable {
         case accessTokenIssued = "access_token.issued"
         case adminKeyCreated = "admin_key.created"
         case adminKeyRevoked = "admin_key.revoked"
+        case recoveryIssued = "recovery.issued"
+        case recoveryRevoked = "recovery.revoked"
+        /// A code exchanged for a restricted session.
+        case recoveryExchanged = "recovery.exchanged"
+        /// The restricted session added its passkey: the grant is used up.
+        case recoveryCompleted = "recovery.completed"
+        /// A code refused (wrong for a real grant, or its grant no longer live); the detail says why.
+        case recoveryRefused = "recovery.refused"
+        /// A signed-in person let a new device in (with a fresh passkey); the detail describes the device.
+        case deviceApproved = "device_request.approved"
+        case deviceDenied = "device_request.denied"
+        /// The approved device added its passkey.
+        case deviceCompleted = "device_request.completed"
     }
 
     /// The row's number, in the order rows were written (nil before it is stored).

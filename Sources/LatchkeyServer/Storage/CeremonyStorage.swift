@@ -28,7 +28,12 @@ protocol CeremonyStorage: Sendable {
     /// used, unless the account already holds `limit` (`Store.Failure.tooManyPasskeys`; counted with the
     /// account's row locked, so concurrent additions cannot both see room for one). Failures as
     /// `createAccount`'s.
-    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int, events: [AuditEvent]) async throws
+    /// With `recovery`, the passkey is what a recovery grant yields: the grant is used in the same commit
+    /// (`Store.Failure.recoveryGrantUsed` when it is no longer live, and nothing is written), and the
+    /// account's sessions end (all, or only the restricted one).
+    func addCredential(
+        _ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int, events: [AuditEvent], recovery: RecoveryUse?
+    ) async throws
 
     /// A login's database work: reads the credential the response names and its account, lets `decide`
     /// verify the assertion against them, and for an accepted login marks the challenge used, moves the
@@ -54,11 +59,27 @@ extension CeremonyStorage {
         }
     }
 
-    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int, events: [AuditEvent]) async throws {
+    func addCredential(
+        _ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int, events: [AuditEvent], recovery: RecoveryUse?
+    ) async throws {
         try await connections.transaction { db in
+            if let recovery {
+                let use = recovery.viaDeviceRequest ? SQL.completeDeviceRequest : SQL.useRecoveryGrant
+                guard try await db.first(StoreQuery(use, .text(recovery.grantId), .milliseconds(credential.createdAt))) != nil
+                else { throw Store.Failure.recoveryGrantUsed }
+            }
             try await CeremonySteps.addCredential(credential, challenge: challenge, limit: limit, on: db)
+            if let recovery {
+                let ending = recovery.endsSessions
+                    ? StoreQuery(SQL.deleteAccountSessions, .text(credential.accountId)) : StoreQuery(SQL.deleteRecoveryGrantSessions, .text(recovery.grantId))
+                _ = try await db.changedRows(ending)
+            }
             try await audit.append(events, on: db)
         }
+    }
+
+    func addCredential(_ credential: CredentialRecord, challenge: UsedChallenge?, limit: Int, events: [AuditEvent]) async throws {
+        try await addCredential(credential, challenge: challenge, limit: limit, events: events, recovery: nil)
     }
 
     /// An account and its first credential, without a ceremony's challenge or events (tests, and tools).
@@ -84,9 +105,20 @@ struct LoginWrites: Sendable {
     var possibleClone = false
     /// BS differs from the stored value: the row's `backup_state_changed_at` is set to the login's time.
     var backupStateChanged = false
+    /// A synced passkey's counter is reset to 0 (`AuthenticationResult.counterReset`).
+    var counterReset = false
     /// The audit events the login writes with its session (login succeeded; possible clone and backup
     /// state changed when they apply), all of the session's account, passkey, time and origin.
     var events: [AuditEvent] = []
+}
+
+/// A passkey added by a restricted session: through a recovery grant (the grant to use up, and whether
+/// every session of the account ends with it, `--recovery-ends-sessions`) or through an approved device
+/// request (completed; only the restricted session ends).
+struct RecoveryUse: Sendable {
+    let grantId: String
+    let endsSessions: Bool
+    var viaDeviceRequest = false
 }
 
 /// What a login's verification decided about the credential its response names: a storage-level

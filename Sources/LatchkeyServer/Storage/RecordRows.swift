@@ -52,6 +52,7 @@ extension SessionDetails {
             createdAt: Timestamp.date(try row.decode(column: "created_at", as: Int64.self)),
             expiresAt: Timestamp.date(try row.decode(column: "expires_at", as: Int64.self)),
             userVerified: try row.decode(column: "user_verified", as: Int.self) != 0,
-            backupEligible: try row.decode(column: "backup_eligible", as: Int?.self).map { $0 != 0 })
+            backupEligible: try row.decode(column: "backup_eligible", as: Int?.self).map { $0 != 0 },
+            method: SessionMethod(rawValue: try row.decode(column: "method", as: String.self)) ?? .recovery)
     }
 }

@@ -65,4 +65,27 @@ struct SessionDetails: Sendable, Equatable {
     /// The passkey that opened it can be synced to other devices (BE flag); nil when unknown (the passkey
     /// was removed, or the session predates migration 3).
     let backupEligible: Bool?
+    /// How the session was made: a passkey, or a recovery grant (a restricted session).
+    var method: SessionMethod = .passkey
+}
+
+/// How a session was made (`sessions.method`; access tokens carry it in `amr`).
+enum SessionMethod: String, Sendable, Equatable {
+    /// A passkey ceremony: a full session.
+    case passkey
+    /// A recovery grant's exchange: a restricted session that can only add a passkey (`RecoveryGate`).
+    case recovery
+    /// A new device let in by a signed-in one (a device request approved): restricted the same way.
+    case device
+
+    /// Whether the session may only add a passkey.
+    var isRestricted: Bool { self != .passkey }
+}
+
+/// The account of a live session, and how the session was made.
+struct SessionAccount: Sendable, Equatable {
+    let account: AccountRecord
+    let method: SessionMethod
+    /// The grant (or, for `.device`, the device request) a restricted session came from.
+    let recoveryGrant: String?
 }

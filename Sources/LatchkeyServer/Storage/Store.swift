@@ -31,6 +31,8 @@ struct Store: Sendable {
         case challengeUsed
         /// The account already holds as many passkeys as it may.
         case tooManyPasskeys
+        /// The recovery grant behind a restricted session is used, revoked or expired.
+        case recoveryGrantUsed
         /// A server key was neither there nor insertable (never expected: the insert ignores conflicts).
         case missingServerKey
     }
@@ -148,6 +150,13 @@ struct Store: Sendable {
         }
     }
 
+    /// Every credential, a page at a time in id order (after `after`).
+    func credentials(after: [UInt8], limit: Int) async throws -> [CredentialRecord] {
+        try await connections.withConnection { db in
+            try await db.all(StoreQuery(SQL.credentialsAfter, .blob(after), .integer(Int64(limit)))).map(CredentialRecord.init(row:))
+        }
+    }
+
     func credentials(accountId: String) async throws -> [CredentialRecord] {
         try await connections.withConnection { db in
             try await db.all(StoreQuery(SQL.accountCredentials, .text(accountId))).map(CredentialRecord.init(row:))
@@ -228,9 +237,15 @@ struct Store: Sendable {
     /// The account of an unexpired session, found by the token's hash (an index look-up, so the time
     /// taken does not depend on how much of a guessed token is right).
     /// The account of a live session, by its token's hash; nil when there is no such session.
-    func sessionAccountRecord(tokenHash: [UInt8], now: Date) async throws -> AccountRecord? {
+    func sessionAccountRecord(tokenHash: [UInt8], now: Date) async throws -> SessionAccount? {
         try await connections.withConnection { db in
-            try await db.first(StoreQuery(SQL.sessionAccountRecord, .blob(tokenHash), .milliseconds(now))).map(AccountRecord.init(row:))
+            try await db.first(StoreQuery(SQL.sessionAccountRecord, .blob(tokenHash), .milliseconds(now))).map { row in
+                // An unknown method is treated as the most restricted one.
+                SessionAccount(
+                    account: try AccountRecord(row: row),
+                    method: SessionMethod(rawValue: try row.decode(column: "method", as: String.self)) ?? .recovery,
+                    recoveryGrant: try row.decode(column: "recovery_grant", as: String?.self))
+            }
         }
     }
 

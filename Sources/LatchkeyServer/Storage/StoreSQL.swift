@@ -50,6 +50,8 @@ enum SQL {
     static let credential = StoreStatement("SELECT \(credentialColumns) FROM credentials WHERE id = $1")
     static let accountCredentials = StoreStatement(
         "SELECT \(credentialColumns) FROM credentials WHERE account_id = $1 ORDER BY created_at, id")
+    /// Every credential, in id order after $1, at most $2 (an operator's listing).
+    static let credentialsAfter = StoreStatement("SELECT \(credentialColumns) FROM credentials WHERE id > $1 ORDER BY id LIMIT $2")
     static let accountCredentialIds = StoreStatement("SELECT id FROM credentials WHERE account_id = $1")
     static let countAccountCredentials = StoreStatement("SELECT count(*) AS n FROM credentials WHERE account_id = $1")
     /// The login's look-up: a credential and its account in one query, the account's columns prefixed `a_`.
@@ -110,7 +112,7 @@ enum SQL {
     static let insertSession = StoreStatement(
         "INSERT INTO sessions (token_hash, account_id, created_at, expires_at, credential_id, user_verified) VALUES ($1, $2, $3, $4, $5, $6)")
     private static let sessionDetailColumns = """
-        SELECT s.token_hash, s.account_id, s.created_at, s.expires_at, s.user_verified, c.backup_eligible
+        SELECT s.token_hash, s.account_id, s.created_at, s.expires_at, s.user_verified, s.method, c.backup_eligible
         FROM sessions s JOIN accounts a ON a.id = s.account_id AND a.disabled_at IS NULL
         LEFT JOIN credentials c ON c.id = s.credential_id
         """
@@ -128,7 +130,7 @@ enum SQL {
     static let sessionAccount = StoreStatement("SELECT account_id FROM sessions WHERE token_hash = $1 AND expires_at > $2")
     /// The account of a live session, in one read: what authenticates a request to Latchkey's own routes.
     static let sessionAccountRecord = StoreStatement("""
-        SELECT a.id, a.user_handle, a.display_name, a.credo, a.created_at, a.updated_at, a.disabled_at
+        SELECT a.id, a.user_handle, a.display_name, a.credo, a.created_at, a.updated_at, a.disabled_at, s.method, s.recovery_grant
         FROM sessions s JOIN accounts a ON a.id = s.account_id
         WHERE s.token_hash = $1 AND s.expires_at > $2 AND a.disabled_at IS NULL
         """)

@@ -77,8 +77,19 @@ public struct AuthenticationVerifier: Sendable {
         guard try record.publicKey.isValidSignature(signature, for: signedData) else {
             throw WebAuthnError(.signatureInvalid)
         }
-        // Step 23: the signature counter.
+        // Step 23: the signature counter. One exception before the rule (§6.1.1 allows a relying party its
+        // own response to a counter that does not grow): a synced passkey (BE=1) that has counted and now
+        // reports 0 was moved to a provider that does not count (passkeys move between password managers,
+        // the FIDO Credential Exchange formats); a clone would have to report exactly 0 too, and a synced
+        // passkey is by design on several devices. The counter is reset to 0 and the caller told
+        // (`counterReset`); a device-bound passkey (BE=0) that goes back is still a possible clone.
         var possibleClone = false
+        if authData.backupEligible, authData.signCount == 0, record.signCount > 0 {
+            return AuthenticationResult(
+                credentialId: credentialId, signCount: 0, userVerified: authData.userVerified, backupEligible: true,
+                backupState: authData.backupState, possibleClone: false, userHandle: userHandle,
+                authenticatorAttachment: credential.authenticatorAttachment, counterReset: true)
+        }
         if authData.signCount != 0 || record.signCount != 0, authData.signCount <= record.signCount {
             guard rp.signCountPolicy == .report else {
                 throw WebAuthnError(.signCountRegression(stored: record.signCount, received: authData.signCount))

@@ -38,6 +38,9 @@ public struct AuthenticationResult: Sendable, Equatable {
     public let possibleClone: Bool
     public let userHandle: [UInt8]?
     public let authenticatorAttachment: String?
+    /// A synced passkey (BE=1) that had counted reported 0: it moved to a provider that does not count,
+    /// and its counter is reset to 0 (`signCount`) instead of refusing the login.
+    public var counterReset = false
 }
 
 /// An AAGUID in its usual textual form (8-4-4-4-12 lowercase hex); other lengths as plain hex.

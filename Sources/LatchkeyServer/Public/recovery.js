@@ -1,0 +1,140 @@
+// The "Recover your account" view (/recover). A recovery code from the service's operator — typed in, or
+// read from a recovery link's fragment (/recover#CODE) and at once cleared from the address bar — is
+// exchanged for a restricted session (POST api/recovery/exchange) that can do one thing: add a passkey.
+// Its token lives in this module's memory only (never in the browser's storage, never in a cookie), goes
+// out as a bearer token on the two requests of the add-passkey ceremony, and is dropped as soon as the
+// passkey is added or the server no longer takes it. A cancelled passkey request can be tried again
+// while the session lives. Then the person signs in with the new passkey, as anyone does.
+
+import { api, ApiError } from "./api.js";
+import { $, say, warn, whileBusy } from "./ui.js";
+import { creationOptions, credentialJSON } from "./webauthn.js";
+
+// { token, expiresAt: Date, account: { id, displayName } } while a restricted session is held.
+let session = null;
+let hooks = { explain: (e) => String(e), signIn: async () => {} };
+const time = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
+
+// The codes with which the server says the restricted session is over (expired, or its grant used up or
+// revoked): the person needs a new code, not another try.
+const sessionOver = new Set(["not_authenticated", "invalid_recovery_code"]);
+
+// Whether the page was opened at …/recover (under whatever prefix the page is mounted at).
+export const isRecoveryPage = () => /\/recover$/.test(location.pathname);
+
+// The code a recovery link carried, if any. The fragment is removed from the address bar and from this
+// history entry first of all, so that the code is not left where it could be seen, bookmarked or shared.
+export function takeCodeFromAddress() {
+  const fragment = location.hash.slice(1);
+  if (location.hash !== "" || location.href.endsWith("#")) {
+    history.replaceState(history.state, "", location.pathname + location.search);
+  }
+  try { return decodeURIComponent(fragment).trim(); } catch { return fragment.trim(); }
+}
+
+// A code as typed or pasted: the whole link is fine too (only its fragment is the code). The server
+// forgives case, spaces and dashes.
+function codeFrom(text) {
+  const hash = text.indexOf("#");
+  return (hash >= 0 ? text.slice(hash + 1) : text).trim();
+}
+
+function explain(e) {
+  if (e?.name === "InvalidStateError") {
+    return "This device already holds a passkey for your account: go back and sign in with it, or add the new passkey on another device.";
+  }
+  return hooks.explain(e);
+}
+
+function showStep(step, { focus = true } = {}) {
+  for (const name of ["code", "add", "done"]) $(`recover-${name}-step`).hidden = name !== step;
+  if (focus) $({ code: "recover-title", add: "recover-add-title", done: "recover-done-title" }[step]).focus();
+}
+
+function endSession(message) {
+  session = null;
+  showStep("code");
+  warn(message);
+}
+
+async function exchange(code) {
+  if (!code) {
+    warn("Type the recovery code the service’s operator gave you.");
+    $("recovery-code").focus();
+    return;
+  }
+  await whileBusy($("recover-exchange"), "Checking the code…", async () => {
+    try {
+      const result = await api("POST", "api/recovery/exchange", { code });
+      session = { token: result.token, expiresAt: new Date(result.expiresAt), account: result.account };
+      $("recovery-code").value = "";
+      $("recover-name").textContent = session.account.displayName;
+      const ends = $("recover-expires");
+      ends.dateTime = session.expiresAt.toISOString();
+      ends.textContent = time.format(session.expiresAt);
+      showStep("add");
+      say(`The code was accepted. Add a new passkey for ${session.account.displayName}.`);
+    } catch (e) {
+      warn(explain(e));
+      $("recovery-code").focus();
+    }
+  });
+}
+
+async function addPasskey() {
+  if (!session) return;
+  if (Date.now() >= session.expiresAt.getTime()) {
+    endSession("This recovery session has ended. Ask the service’s operator for a new recovery code.");
+    return;
+  }
+  const token = session.token;
+  await whileBusy($("recover-add-passkey"), "Creating your passkey…", async () => {
+    say("Your device will ask you to save a new passkey for Latchkey.");
+    try {
+      const options = await api("POST", "api/registration/options", {}, { token });
+      const credential = await navigator.credentials.create({ publicKey: creationOptions(options.publicKey) });
+      const result = await api("POST", "api/registration/verify", { credential: credentialJSON(credential) }, { token });
+      session = null;
+      showStep("done");
+      say(`Added the passkey ${result.passkey.name}. Every other session of your account was signed out.`);
+    } catch (e) {
+      if (e instanceof ApiError && sessionOver.has(e.code)) {
+        endSession("This recovery session has ended. Ask the service’s operator for a new recovery code.");
+      } else {
+        warn(explain(e));  // a cancelled or refused passkey request: the button is still there to try again
+      }
+    }
+  });
+}
+
+// Wires the view's controls once. `explain(error)` words a failure; `signIn(button)` runs the page's
+// normal passkey sign-in with `button` showing that it is busy.
+export function setUpRecovery(options) {
+  hooks = { ...hooks, ...options };
+  for (const id of ["recover-title", "recover-add-title", "recover-done-title"]) $(id).tabIndex = -1;
+  $("recover-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    exchange(codeFrom($("recovery-code").value));
+  });
+  $("recover-add-passkey").addEventListener("click", addPasskey);
+  $("recover-login").addEventListener("click", () => hooks.signIn($("recover-login")));
+}
+
+// Shows the view; with a code (from the link) it is exchanged at once.
+const pageTitle = document.title;
+
+export function showRecovery(code = "") {
+  document.title = "Latchkey — recover your account";
+  $("recover").hidden = false;
+  $("main").dataset.view = "recover";
+  showStep(session ? "add" : "code", { focus: false });
+  if (code && !session) {
+    $("recovery-code").value = code;
+    exchange(code);
+  }
+}
+
+export function hideRecovery() {
+  document.title = pageTitle;
+  $("recover").hidden = true;
+}
