@@ -24,24 +24,9 @@ package struct AdminConsole: Sendable {
     package static func open(configuration: ServerConfiguration, now: @escaping @Sendable () -> Date = { Date() }) async throws -> AdminConsole {
         var logger = Logger(label: "latchkey-admin")
         logger.logLevel = .critical
-        let connections: DatabaseConnections
-        do {
-            connections = try DatabaseConnections.open(
-                configuration.database, limits: configuration.databaseLimits, logger: logger, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-        } catch {
-            throw ServerConfiguration.Invalid(description: "the database URL \(configuration.database) cannot be used")
-        }
-        do {
-            try await Migrations.run(on: connections)
-        } catch let newer as Migrations.NewerSchema {
-            try? await connections.shutdown()
-            throw ServerConfiguration.Invalid(description: newer.sentence(database: configuration.database))
-        } catch {
-            try? await connections.shutdown()
-            throw ServerConfiguration.Invalid(
-                description: "the database \(configuration.database) cannot be opened (\(DatabaseFailure.summary(error)))")
-        }
-        let store = Store(connections: connections)
+        let connections = try await configuration.openMigratedDatabase(logger: logger, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        // The configured webhook endpoints too: an operator's change is queued for them like any other.
+        let store = Store(connections: connections, webhookEndpoints: configuration.webhookEndpoints.map(\.id))
         let providers = try PasskeyProviders.bundled()
         let service = AdminService(
             store: store, providers: providers, androidApps: configuration.androidApps, now: now,

@@ -123,22 +123,10 @@ struct AuditEventPageJSON: NullKeepingBody {
 }
 
 /// A value of an event's detail: the trail writes only strings, whole numbers and flags (`AuditDetail`).
-enum AuditDetailValue: Codable, Equatable, Sendable {
+enum AuditDetailValue: Encodable, Equatable, Sendable {
     case text(String)
     case number(Int)
     case flag(Bool)
-
-    init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        // JSONDecoder reads a Bool only from true or false, and an Int only from a number.
-        if let flag = try? c.decode(Bool.self) {
-            self = .flag(flag)
-        } else if let number = try? c.decode(Int.self) {
-            self = .number(number)
-        } else {
-            self = .text(try c.decode(String.self))
-        }
-    }
 
     func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
@@ -149,8 +137,24 @@ enum AuditDetailValue: Codable, Equatable, Sendable {
         }
     }
 
-    /// The stored detail text as values (the trail's own JSON; empty if it were ever unreadable).
+    /// The longest detail text read back (the trail's writers stay far below it: a display name is at
+    /// most 1 020 characters).
+    static let detailLimit = 16 * 1024
+
+    /// The stored detail text as values, read by the strict, depth-limited parser (`JSONValue`, never
+    /// Foundation's): it holds what callers sent (a display name, a passkey's name). A member of another
+    /// kind is dropped; text that is not such an object reads as empty.
     static func object(_ text: String) -> [String: AuditDetailValue] {
-        (try? JSONDecoder().decode([String: AuditDetailValue].self, from: Data(text.utf8))) ?? [:]
+        guard text.utf8.count <= detailLimit, case .object(let object)? = try? JSONValue.parse(text.utf8) else { return [:] }
+        var values: [String: AuditDetailValue] = [:]
+        for (key, value) in object.members {
+            switch value {
+            case .string(let string): values[key] = .text(string)
+            case .bool(let flag): values[key] = .flag(flag)
+            case .number(let digits): if let number = Int(digits) { values[key] = .number(number) }
+            default: break
+            }
+        }
+        return values
     }
 }

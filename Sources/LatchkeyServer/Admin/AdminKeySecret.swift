@@ -31,8 +31,4 @@ struct AdminKeySecret: Sendable, Equatable {
         guard id.count == 12, id.hasPrefix("ak"), id.allSatisfy({ ("a"..."z").contains($0) || ("2"..."7").contains($0) }) else { return nil }
         return String(id)
     }
-
-    static func hash(_ text: String) -> [UInt8] {
-        Array(SHA256.hash(data: Array(text.utf8)))
-    }
 }

@@ -33,11 +33,7 @@ struct AdminService: Sendable {
     }
 
     func account(id: String) async throws -> AdminAccountDetailJSON {
-        var search = Store.AccountSearch()
-        search.text = id
-        guard let summary = try await store.searchAccounts(search, now: now()).first(where: { $0.account.id == id }) else {
-            throw Self.unknownAccount
-        }
+        guard let summary = try await store.accountSummary(id: id, now: now()) else { throw Self.unknownAccount }
         let passkeys = try await store.credentials(accountId: id).map { PasskeyJSON($0, providers: providers, androidApps: androidApps) }
         let sessions = try await store.sessions(accountId: id, now: now()).map(AdminSessionJSON.init)
         return AdminAccountDetailJSON(account: AdminAccountJSON(summary), credo: summary.account.credo, passkeys: passkeys, sessions: sessions)
@@ -125,7 +121,7 @@ struct AdminService: Sendable {
         }
         let secret = AdminKeySecret.generate()
         let record = AdminKeyRecord(
-            id: secret.id, secretHash: AdminKeySecret.hash(secret.text), scope: scope, name: name, createdAt: now(), createdBy: origin.actor)
+            id: secret.id, secretHash: SecretDigest.of(secret.text), scope: scope, name: name, createdAt: now(), createdBy: origin.actor)
         try await store.insertAdminKey(record, event: origin.event(
             .adminKeyCreated, at: record.createdAt, account: nil, detail: ["keyId": .text(record.id), "scope": .text(scope.rawValue), "name": .text(name)]))
         return AdminKeyCreatedJSON(key: AdminKeyJSON(record), secret: secret.text)
@@ -145,7 +141,7 @@ struct AdminService: Sendable {
     /// recorded (at most once a minute).
     func authenticate(_ presented: String) async throws -> AdminKeyRecord? {
         guard let id = AdminKeySecret.id(of: presented), let key = try await store.adminKey(id: id) else { return nil }
-        guard ConstantTime.equal(AdminKeySecret.hash(presented), key.secretHash), key.revokedAt == nil else { return nil }
+        guard ConstantTime.equal(SecretDigest.of(presented), key.secretHash), key.revokedAt == nil else { return nil }
         try await store.touchAdminKey(id: id, now: now())
         return key
     }

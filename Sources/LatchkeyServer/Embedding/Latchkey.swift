@@ -59,23 +59,7 @@ public struct Latchkey: Sendable {
         // logged by the error middleware, so the pool only speaks about critical trouble.
         var poolLogger = logger
         poolLogger.logLevel = .critical
-        let connections: DatabaseConnections
-        do {
-            connections = try DatabaseConnections.open(
-                configuration.database, limits: configuration.databaseLimits, logger: poolLogger, eventLoopGroup: eventLoopGroup)
-        } catch {
-            throw ServerConfiguration.Invalid(description: "the database URL \(configuration.database) cannot be used")
-        }
-        do {
-            try await Migrations.run(on: connections)
-        } catch let newer as Migrations.NewerSchema {
-            try? await connections.shutdown()
-            throw ServerConfiguration.Invalid(description: newer.sentence(database: configuration.database))
-        } catch {
-            try? await connections.shutdown()
-            throw ServerConfiguration.Invalid(
-                description: "the database \(configuration.database) cannot be opened or migrated (\(DatabaseFailure.summary(error)))")
-        }
+        let connections = try await configuration.openMigratedDatabase(logger: poolLogger, eventLoopGroup: eventLoopGroup)
         let store = Store(connections: connections, webhookEndpoints: configuration.webhookEndpoints.map(\.id))
         do {
             let vault = ServerKeyVault(store: store, key: try configuration.keyEncryptionKey(), source: configuration.keyFileDescription)

@@ -36,7 +36,6 @@ struct DeviceApprovalService: Sendable {
         return String(letters)
     }
 
-    static func hash(_ text: String) -> [UInt8] { Array(SHA256.hash(data: Array(text.utf8))) }
 
     // MARK: The new device
 
@@ -46,7 +45,7 @@ struct DeviceApprovalService: Sendable {
             let code = Self.code()
             let secret = Base64URL.encode(RandomBytes.make(32))
             let record = Store.DeviceRequestRecord(
-                id: UUID().uuidString.lowercased(), codeHash: Self.hash(Self.normalized(code) ?? code), secretHash: Self.hash(secret),
+                id: UUID().uuidString.lowercased(), codeHash: SecretDigest.of(Self.normalized(code) ?? code), secretHash: SecretDigest.of(secret),
                 createdAt: at, expiresAt: at + Self.lifetime, userAgent: origin.userAgent, clientAddress: origin.clientAddress)
             if try await store.insertDeviceRequest(record, liveLimit: Self.liveLimit) {
                 return DeviceRequestCreatedJSON(id: record.id, code: code, secret: secret, expiresAt: record.expiresAt, pollInterval: 2)
@@ -58,7 +57,7 @@ struct DeviceApprovalService: Sendable {
 
     /// The request's state for the device holding its secret; an approved request's session, once.
     func poll(id: String, secret: String) async throws -> DeviceRequestStatusJSON {
-        guard let request = try await store.deviceRequest(id: id), ConstantTime.equal(Self.hash(secret), request.secretHash) else {
+        guard let request = try await store.deviceRequest(id: id), ConstantTime.equal(SecretDigest.of(secret), request.secretHash) else {
             throw APIError(.unknownDeviceRequest, "There is no sign-in request with this id and secret.")
         }
         let at = now()
@@ -81,7 +80,7 @@ struct DeviceApprovalService: Sendable {
     // MARK: The signed-in device
 
     func find(code: String) async throws -> DeviceRequestJSON {
-        guard let normalized = Self.normalized(code), let request = try await store.liveDeviceRequest(codeHash: Self.hash(normalized), now: now())
+        guard let normalized = Self.normalized(code), let request = try await store.liveDeviceRequest(codeHash: SecretDigest.of(normalized), now: now())
         else { throw Self.unknown }
         return DeviceRequestJSON(request)
     }

@@ -24,17 +24,9 @@ public enum KeyRotation {
         }
         var logger = Logger(label: "latchkey-keys")
         logger.logLevel = .critical
-        let connections: DatabaseConnections
-        do {
-            connections = try DatabaseConnections.open(
-                configuration.database, limits: configuration.databaseLimits, logger: logger,
-                eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-        } catch {
-            throw ServerConfiguration.Invalid(description: "the database URL \(configuration.database) cannot be used")
-        }
+        let connections = try await configuration.openMigratedDatabase(logger: logger, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         let deleted: Int
         do {
-            try await Migrations.run(on: connections)
             // The keys first: should writing the file then fail, the next start makes new keys under the
             // old file, which is consistent; the other order could leave keys no file opens.
             deleted = try await Store(connections: connections).deleteAllServerKeys()

@@ -26,11 +26,7 @@ struct RecoveryCode: Sendable, Equatable {
         return stride(from: 0, to: all.count, by: 5).map { String(all[$0..<min($0 + 5, all.count)]) }.joined(separator: "-")
     }
 
-    var secretHash: [UInt8] { Self.hash(secret) }
-
-    static func hash(_ secret: String) -> [UInt8] {
-        Array(SHA256.hash(data: Array(secret.utf8)))
-    }
+    var secretHash: [UInt8] { SecretDigest.of(secret) }
 
     /// The code in `text`, or nil when it cannot be one (never looked up then).
     static func parse(_ text: String) -> RecoveryCode? {

@@ -23,6 +23,6 @@ struct SessionToken: Sendable {
     var hash: [UInt8] { Self.hash(of: value) }
 
     static func hash(of token: String) -> [UInt8] {
-        Array(SHA256.hash(data: Array(token.utf8)))
+        SecretDigest.of(token)
     }
 }

@@ -1,18 +1,23 @@
 /// The statements of operating Latchkey (`Store+Admin.swift`): finding accounts, disabling them, admin keys.
 extension SQL {
-    /// An account with what an operator looks at first: how many passkeys, the last login with any.
-    static let accountSummaryColumns = """
+    /// An account with what an operator looks at first: how many passkeys, the last login with any, and
+    /// its sessions live at `now` (the placeholder that holds the time).
+    static func accountSummaryColumns(now: String) -> String {
+        """
         a.id, a.user_handle, a.display_name, a.credo, a.created_at, a.updated_at, a.disabled_at,
         (SELECT count(*) FROM credentials c WHERE c.account_id = a.id) AS passkeys,
         (SELECT max(c.last_used_at) FROM credentials c WHERE c.account_id = a.id) AS last_login_at,
-        (SELECT count(*) FROM sessions s WHERE s.account_id = a.id AND s.expires_at > $9) AS sessions
+        (SELECT count(*) FROM sessions s WHERE s.account_id = a.id AND s.expires_at > \(now)) AS sessions
         """
+    }
+    /// One account's summary by its id ($1), sessions live at $2: a primary-key look-up.
+    static let accountSummary = StoreStatement("SELECT \(accountSummaryColumns(now: "$2")) FROM accounts a WHERE a.id = $1")
     /// Accounts after id $1 (paging), in id order, at most $2; matching text $3 (empty: any) as the whole
     /// id, or in the display name or a passkey's name ($4, a LIKE pattern, lower case); holding a passkey
     /// with AAGUID $5 when $6 = 1; last login (any passkey's) at or after $7 and before $8 (milliseconds;
     /// never signed in counts as 0). $9 is now, for counting live sessions.
     static let searchAccounts = StoreStatement("""
-        SELECT \(accountSummaryColumns) FROM accounts a
+        SELECT \(accountSummaryColumns(now: "$9")) FROM accounts a
         WHERE a.id > $1
           AND ($3 = '' OR a.id = $3 OR lower(a.display_name) LIKE $4 ESCAPE '\\'
                OR EXISTS (SELECT 1 FROM credentials c WHERE c.account_id = a.id AND lower(c.name) LIKE $4 ESCAPE '\\'))

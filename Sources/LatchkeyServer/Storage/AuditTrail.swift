@@ -8,9 +8,12 @@ struct AuditTrail: Sendable {
     /// The ids of the configured webhook endpoints (`WebhookEndpoint.id`); empty without webhooks, and
     /// then an event costs one insert.
     let webhookEndpoints: [String]
+    /// The same, comma-separated, as PostgreSQL's login statement takes them (made once, not per login).
+    let webhookEndpointList: String
 
     init(webhookEndpoints: [String] = []) {
         self.webhookEndpoints = webhookEndpoints
+        self.webhookEndpointList = webhookEndpoints.joined(separator: ",")
     }
 
     func append(_ events: [AuditEvent], on db: any SQLDatabase) async throws {

@@ -34,7 +34,7 @@ struct PostgresCeremonyStorage: CeremonyStorage {
                 .milliseconds(writes.session.createdAt), .blob(credential.id), .integer(Int64(credential.signCount)),
                 .blob(writes.session.tokenHash), .milliseconds(writes.session.expiresAt),
                 .text(origin.actor), .text(origin.clientAddress), .text(origin.userAgent), .text(origin.requestId),
-                .text(Self.kindsAndDetails(writes.events)), .text(audit.webhookEndpoints.joined(separator: ","))))
+                .text(Self.kindsAndDetails(writes.events)), .text(audit.webhookEndpointList)))
         }
         guard let row, try row.decode(column: "used", as: Int.self) == 1 else { return .unknownChallenge }
         guard try row.decode(column: "stored", as: Int.self) == 1 else { return .signCountMoved(accountId: account.id) }

@@ -36,12 +36,14 @@ extension Store {
             .integer(search.lastLoginFrom.map(Timestamp.milliseconds) ?? .min), .integer(search.lastLoginBefore.map(Timestamp.milliseconds) ?? .max),
             .milliseconds(now))
         return try await connections.withConnection { db in
-            try await db.all(query).map { row in
-                AccountSummary(
-                    account: try AccountRecord(row: row), passkeys: try row.decode(column: "passkeys", as: Int.self),
-                    sessions: try row.decode(column: "sessions", as: Int.self),
-                    lastLoginAt: try row.decode(column: "last_login_at", as: Int64?.self).map(Timestamp.date))
-            }
+            try await db.all(query).map(AccountSummary.init(row:))
+        }
+    }
+
+    /// One account's summary, by its id (not a search: the primary key); nil when there is none.
+    func accountSummary(id: String, now: Date) async throws -> AccountSummary? {
+        try await connections.withConnection { db in
+            try await db.first(StoreQuery(SQL.accountSummary, .text(id), .milliseconds(now))).map(AccountSummary.init(row:))
         }
     }
 
@@ -137,5 +139,15 @@ extension Store {
         try await connections.withConnection { db in
             _ = try await db.changedRows(StoreQuery(SQL.touchAdminKey, .text(id), .milliseconds(now), .milliseconds(now - 60)))
         }
+    }
+}
+
+extension Store.AccountSummary {
+    /// A row of `SQL.accountSummaryColumns`.
+    init(row: any SQLRow) throws {
+        self.init(
+            account: try AccountRecord(row: row), passkeys: try row.decode(column: "passkeys", as: Int.self),
+            sessions: try row.decode(column: "sessions", as: Int.self),
+            lastLoginAt: try row.decode(column: "last_login_at", as: Int64?.self).map(Timestamp.date))
     }
 }
