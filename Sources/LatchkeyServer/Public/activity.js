@@ -34,6 +34,17 @@ const refusals = {
   backup_state_without_eligibility: "the passkey’s backup flags contradict each other",
 };
 
+// An OpenID Connect client as the event names it: its name, else its id, else "An app".
+const app = (detail) => text(detail.clientName) ?? text(detail.client) ?? "An app";
+// The scopes a consent gave, in words.
+const scopeWords = { openid: "who you are", profile: "your name and username", email: "your email address", groups: "your groups",
+  offline_access: "that you stay signed in" };
+function scopes(detail) {
+  const given = Array.isArray(detail.scopes) ? detail.scopes : text(detail.scope)?.split(" ") ?? [];
+  const words = given.map((scope) => scopeWords[scope]).filter(Boolean);
+  return words.length ? words.join(", ") : "who you are";
+}
+
 function refusal(code) {
   if (!code) return "";
   return ` (${refusals[code] ?? code.replaceAll("_", " ")})`;
@@ -92,6 +103,14 @@ export function describe(event, { name = null, before = null } = {}) {
     case "device_request.approved": return "A new device was let in" + (text(detail.device) ? ` (${text(detail.device)})` : "");
     case "device_request.denied": return "A new device's request to sign in was refused";
     case "device_request.completed": return `${Passkey} added on a new device you let in`;
+    case "oidc.authorized": return `Signed in to ${app(detail)}`;
+    case "oidc.consent_given": return `Allowed ${app(detail)} to know ${scopes(detail)}`;
+    case "oidc.code_exchanged": return `${app(detail)} picked up its sign-in`;
+    case "oidc.code_reused": return `A sign-in code for ${app(detail)} was used twice; that app's access was ended`;
+    case "oidc.refresh_rotated": return `${app(detail)} renewed its access`;
+    case "oidc.refresh_reused": return `An old token of ${app(detail)} was used again; that app's access was ended`;
+    case "oidc.grant_revoked": return `Access of ${app(detail)} was ended` + by;
+    case "oidc.logout": return `Signed out from ${app(detail)}`;
     default: {
       // A kind newer than this page: said plainly, with its name, never an error.
       const kind = text(event.event) ?? "unknown";
@@ -101,7 +120,10 @@ export function describe(event, { name = null, before = null } = {}) {
 }
 
 // Sign-ins that were refused or look copied: worth a second look.
-const alerts = new Set(["login.refused", "login.possible_clone", "recovery.issued", "recovery.exchanged", "recovery.refused"]);
+const alerts = new Set([
+  "login.refused", "login.possible_clone", "recovery.issued", "recovery.exchanged", "recovery.refused", "oidc.code_reused",
+  "oidc.refresh_reused",
+]);
 
 // Where the event came from: "Chrome on Linux, 127.0.0.1"; nothing for an operator's action.
 function where(event) {

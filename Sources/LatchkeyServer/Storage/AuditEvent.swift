@@ -49,6 +49,27 @@ struct AuditEvent: Sendable, Equatable {
         case deviceDenied = "device_request.denied"
         /// The approved device added its passkey.
         case deviceCompleted = "device_request.completed"
+        /// OpenID Connect (detail `client`, the client id, and `clientName`): an authorization code issued to
+        /// a client for the account.
+        case oidcAuthorized = "oidc.authorized"
+        /// The person allowed a client the scopes in the detail (the consent screen).
+        case oidcConsentGiven = "oidc.consent_given"
+        /// A client exchanged its code for tokens.
+        case oidcCodeExchanged = "oidc.code_exchanged"
+        /// A used code presented again: everything the first use issued is revoked (RFC 6749 §4.1.2).
+        case oidcCodeReused = "oidc.code_reused"
+        case oidcRefreshRotated = "oidc.refresh_rotated"
+        /// A refresh token presented after it was rotated: the whole grant ends (RFC 9700 §4.14.2).
+        case oidcRefreshReused = "oidc.refresh_reused"
+        /// The person, a client (RFC 7009) or an operator ended a client's access.
+        case oidcGrantRevoked = "oidc.grant_revoked"
+        /// RP-initiated logout ended the person's session.
+        case oidcLogout = "oidc.logout"
+        /// An operator registered, changed, gave a new secret to, or removed a client (no account).
+        case oidcClientCreated = "oidc_client.created"
+        case oidcClientUpdated = "oidc_client.updated"
+        case oidcClientSecretRotated = "oidc_client.secret_rotated"
+        case oidcClientRemoved = "oidc_client.removed"
     }
 
     /// The row's number, in the order rows were written (nil before it is stored).

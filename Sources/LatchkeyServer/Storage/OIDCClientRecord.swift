@@ -1,0 +1,55 @@
+import Foundation
+import SQLKit
+
+/// An OpenID Connect client (relying party) as an operator registered it (`oidc_clients`): where codes
+/// may be sent, where a person may be sent after logging out, whether it can keep a secret, how its
+/// id_tokens are signed, whether it asks for consent, and what it may ask for. A confidential client's
+/// secret is kept as its SHA-256 only (it is 256 random bits, so a plain digest is as good as a slow one).
+struct OIDCClientRecord: Sendable, Equatable {
+    /// The `client_id`.
+    let id: String
+    var name: String
+    /// SHA-256 of the client secret; nil for a public client (a native or single-page app: PKCE instead).
+    var secretHash: [UInt8]?
+    /// Exact redirect URIs (compared as strings, OAuth 2.0 Security BCP §4.1.3).
+    var redirectURIs: [String]
+    /// Where `end_session_endpoint` may send the person afterwards (RP-Initiated Logout §3).
+    var postLogoutURIs: [String]
+    /// `ES256` or `RS256`: how this client's id_tokens are signed.
+    var idTokenAlgorithm: String
+    /// Operated by the same people as Latchkey: no consent screen.
+    var firstParty: Bool
+    /// The scopes it may be granted (a subset of `OIDCScope.supported`).
+    var scopes: [String]
+    /// When not empty, only members of one of these groups may sign in to it.
+    var allowedGroups: [String]
+    let createdAt: Date
+    var updatedAt: Date
+    /// `cli` or `admin:<key id>`.
+    let createdBy: String
+
+    var isPublic: Bool { secretHash == nil }
+}
+
+extension OIDCClientRecord {
+    /// An `oidc_clients` row (`SQL.oidcClientColumns`).
+    init(row: any SQLRow) throws {
+        self.init(
+            id: try row.decode(column: "id", as: String.self),
+            name: try row.decode(column: "name", as: String.self),
+            secretHash: try row.decode(column: "secret_hash", as: Data?.self).map { Array($0) },
+            redirectURIs: Self.list(try row.decode(column: "redirect_uris", as: String.self)),
+            postLogoutURIs: Self.list(try row.decode(column: "post_logout_uris", as: String.self)),
+            idTokenAlgorithm: try row.decode(column: "id_token_alg", as: String.self),
+            firstParty: try row.decode(column: "first_party", as: Int.self) != 0,
+            scopes: Self.list(try row.decode(column: "scopes", as: String.self)),
+            allowedGroups: Self.list(try row.decode(column: "allowed_groups", as: String.self)),
+            createdAt: Timestamp.date(try row.decode(column: "created_at", as: Int64.self)),
+            updatedAt: Timestamp.date(try row.decode(column: "updated_at", as: Int64.self)),
+            createdBy: try row.decode(column: "created_by", as: String.self))
+    }
+
+    /// Lists are stored space-separated: neither a URI nor a scope or group name can hold a space.
+    static func list(_ stored: String) -> [String] { stored.split(separator: " ").map(String.init) }
+    static func stored(_ list: [String]) -> String { list.joined(separator: " ") }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import SQLKit
+
+/// The OpenID Connect clients an operator registered (`AdminService` changes them, `OIDCProvider` reads
+/// them). Every change writes its audit event in its transaction; removing a client removes its consents
+/// and grants with it (foreign keys), so nothing it was given outlives it.
+extension Store {
+    /// Stores a new client; false when its id is taken.
+    func insertOIDCClient(_ client: OIDCClientRecord, event: AuditEvent) async throws -> Bool {
+        try await connections.transaction { db in
+            let inserted = try await db.first(StoreQuery(
+                SQL.insertOIDCClient, .text(client.id), .text(client.name), .blob(client.secretHash),
+                .text(OIDCClientRecord.stored(client.redirectURIs)), .text(OIDCClientRecord.stored(client.postLogoutURIs)),
+                .text(client.idTokenAlgorithm), .integer(client.firstParty), .text(OIDCClientRecord.stored(client.scopes)),
+                .text(OIDCClientRecord.stored(client.allowedGroups)), .milliseconds(client.createdAt), .milliseconds(client.updatedAt),
+                .text(client.createdBy)))
+            guard inserted != nil else { return false }
+            try await audit.append([event], on: db)
+            return true
+        }
+    }
+
+    func oidcClient(id: String) async throws -> OIDCClientRecord? {
+        try await connections.withConnection { db in
+            try await db.first(StoreQuery(SQL.oidcClient, .text(id))).map(OIDCClientRecord.init(row:))
+        }
+    }
+
+    func oidcClients() async throws -> [OIDCClientRecord] {
+        try await connections.withConnection { db in
+            try await db.all(StoreQuery(SQL.oidcClients)).map(OIDCClientRecord.init(row:))
+        }
+    }
+
+    /// Writes everything but the id, secret and creation; false when there is no such client.
+    func updateOIDCClient(_ client: OIDCClientRecord, event: AuditEvent) async throws -> Bool {
+        try await connections.transaction { db in
+            let updated = try await db.first(StoreQuery(
+                SQL.updateOIDCClient, .text(client.id), .text(client.name), .text(OIDCClientRecord.stored(client.redirectURIs)),
+                .text(OIDCClientRecord.stored(client.postLogoutURIs)), .text(client.idTokenAlgorithm), .integer(client.firstParty),
+                .text(OIDCClientRecord.stored(client.scopes)), .text(OIDCClientRecord.stored(client.allowedGroups)),
+                .milliseconds(client.updatedAt)))
+            guard updated != nil else { return false }
+            try await audit.append([event], on: db)
+            return true
+        }
+    }
+
+    /// Replaces a client's secret digest (nil makes it public); false when there is no such client.
+    func setOIDCClientSecret(id: String, secretHash: [UInt8]?, at: Date, event: AuditEvent) async throws -> Bool {
+        try await connections.transaction { db in
+            guard try await db.first(StoreQuery(SQL.setOIDCClientSecret, .text(id), .blob(secretHash), .milliseconds(at))) != nil else {
+                return false
+            }
+            try await audit.append([event], on: db)
+            return true
+        }
+    }
+
+    /// Removes a client with its consents, grants, codes and refresh tokens; false when there was none.
+    func deleteOIDCClient(id: String, event: AuditEvent) async throws -> Bool {
+        try await connections.transaction { db in
+            guard try await db.first(StoreQuery(SQL.deleteOIDCClient, .text(id))) != nil else { return false }
+            try await audit.append([event], on: db)
+            return true
+        }
+    }
+
+    /// True when some client has its id_tokens signed with RS256.
+    func anyRS256Client() async throws -> Bool {
+        try await connections.withConnection { db in
+            try await db.first(StoreQuery(SQL.anyRS256Client))?.decode(column: "n", as: Int.self) ?? 0 > 0
+        }
+    }
+}
