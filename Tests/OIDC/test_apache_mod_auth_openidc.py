@@ -1,0 +1,221 @@
+"""A real relying party from Debian — Apache httpd with mod_auth_openidc (`libapache2-mod-auth-openidc`),
+configured from Latchkey's discovery document — driven by headless Chromium with a virtual authenticator:
+the person signs up with a passkey on Latchkey's page, opens the page Apache protects, is sent to Latchkey's
+/oidc/authorize, allows the app (or not, for a first-party one), comes back to Apache's page, which shows
+their preferred_username; signs out through Apache, which sends them to Latchkey's end_session_endpoint and
+back; and opening the protected page again asks again (Latchkey's page, not the protected content).
+
+Once with a confidential client (client_secret_basic, id_tokens signed RS256), once with a public client
+(no secret, PKCE S256, ES256; first-party, so no consent screen), where the person signs in with the
+passkey from Latchkey's authorize view.
+
+Latchkey is at http://localhost:PORT (a passkey's RP ID is a domain, never an IP address); Apache at
+http://127.0.0.1:PORT — another site, so Latchkey's SameSite=Strict session cookie is not sent on the
+navigation from Apache, as on any real deployment.
+"""
+import os
+import pathlib
+import sys
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
+from selenium.webdriver.support.ui import WebDriverWait
+
+from oidc_support import Provider
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
+import apache_rp  # noqa: E402
+from processes import ROOT, free_port  # noqa: E402
+
+SCREENSHOTS = pathlib.Path(os.environ.get("LATCHKEY_SCREENSHOTS", ROOT / ".build" / "oidc-screenshots"))
+
+pytestmark = pytest.mark.skipif(not apache_rp.installed(), reason="apache2 and libapache2-mod-auth-openidc are not installed (scripts/provision installs them)")
+
+
+@pytest.fixture(scope="module")
+def provider():
+    """Chromium's passkeys need user verification (its virtual authenticator does it): the default."""
+    instance = Provider(user_verification="required")
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    options.add_argument("--headless=new")
+    options.add_argument("--window-size=420,900")
+    options.add_argument("--disable-gpu")
+    options.add_argument("--disable-dev-shm-usage")
+    if os.geteuid() == 0:
+        options.add_argument("--no-sandbox")
+    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    driver.set_script_timeout(30)
+    driver.add_virtual_authenticator(VirtualAuthenticatorOptions(
+        protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True, has_user_verification=True,
+        is_user_consenting=True, is_user_verified=True))
+    yield driver
+    driver.quit()
+
+
+def wait(driver, seconds=30):
+    return WebDriverWait(driver, seconds)
+
+
+def screenshot(driver, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+
+def page_fetch(driver, method, path, body=None):
+    """A same-origin request from Latchkey's page, with its session cookie: (status, parsed body)."""
+    return driver.execute_async_script("""
+        const [method, path, body, done] = arguments;
+        const init = {method, credentials: "same-origin", headers: {}};
+        if (body !== null) { init.headers["Content-Type"] = "application/json"; init.body = JSON.stringify(body); }
+        fetch(path, init).then(async (r) => { const t = await r.text(); let j = null; try { j = JSON.parse(t); } catch {}
+          done([r.status, j]); }, (e) => done([0, String(e)]));""", method, path, body)
+
+
+def sign_up(driver, provider, display_name, username):
+    """Registers a passkey on Latchkey's page (at /), then sets the username through PATCH /api/account as the
+    page would: returns the account id."""
+    driver.get(provider.issuer + "/")
+    field = wait(driver).until(lambda d: d.find_element(By.ID, "passkey-name") if d.find_element(By.ID, "passkey-name").is_displayed() else None)
+    field.send_keys(display_name)
+    driver.find_element(By.ID, "register").click()
+    wait(driver).until(lambda d: d.find_element(By.ID, "account").is_displayed())
+    status, account = page_fetch(driver, "PATCH", "api/account", {"username": username})
+    assert status == 200, account
+    status, account = page_fetch(driver, "GET", "api/account")
+    assert status == 200 and account["username"] == username, account
+    return account["id"]
+
+
+def oidc_state(driver):
+    """`document.body.dataset.oidc` on Latchkey's page (None elsewhere)."""
+    return driver.execute_script("return document.body && document.body.dataset ? document.body.dataset.oidc || null : null")
+
+
+def on_latchkey(driver, provider):
+    return driver.current_url.startswith(provider.issuer + "/")
+
+
+def protected_text(driver, rp, element_id):
+    """The text of an element of Apache's protected page once the browser is there."""
+    wait(driver).until(lambda d: d.current_url.startswith(rp.protected_url) and d.find_elements(By.ID, element_id))
+    return driver.find_element(By.ID, element_id).text
+
+
+def fail_with_logs(rp, provider, driver, what):
+    screenshot(driver, f"failed-{what}")
+    log = pathlib.Path(provider.server.directory.name, "server.log")
+    server_log = log.read_text(errors="replace")[-6000:] if log.exists() else ""
+    return (f"{what}: the browser is at {driver.current_url} (oidc state {oidc_state(driver)!r})\n"
+            f"{rp.logs()[-8000:]}\n--- latchkey\n{server_log}")
+
+
+def sign_out_and_ask_again(driver, provider, rp, name):
+    """Sign-out through Apache: mod_auth_openidc ends its session and sends the browser to Latchkey's
+    end_session_endpoint with id_token_hint and post_logout_redirect_uri; Latchkey signs the person out and
+    sends them back to the registered page. The protected page then asks again."""
+    driver.find_element(By.ID, "logout").click()
+    try:
+        wait(driver).until(lambda d: d.current_url.startswith(rp.logged_out_url) and d.find_elements(By.ID, "logged-out"))
+    except Exception:
+        pytest.fail(fail_with_logs(rp, provider, driver, f"{name}-logout"))
+    screenshot(driver, f"{name}-3-logged-out")
+    # Latchkey's own session ended too (RP-Initiated Logout §2).
+    driver.get(provider.issuer + "/")
+    wait(driver).until(lambda d: d.find_element(By.ID, "welcome").is_displayed())
+    status, _ = page_fetch(driver, "GET", "api/account")
+    assert status == 401
+    # The protected page asks again: the browser lands on Latchkey's authorize view, asking to sign in.
+    driver.get(rp.protected_url)
+    try:
+        wait(driver).until(lambda d: on_latchkey(d, provider) and oidc_state(d) == "login")
+    except Exception:
+        pytest.fail(fail_with_logs(rp, provider, driver, f"{name}-asked-again"))
+    assert "/oidc/authorize?" in driver.current_url
+    assert not driver.find_elements(By.ID, "username")
+    screenshot(driver, f"{name}-4-asked-again")
+
+
+def test_confidential_rs256_client(provider, browser):
+    port = free_port()
+    rp_origin = f"http://127.0.0.1:{port}"
+    client_id, secret, client = provider.add_client(
+        "Apache (confidential)", [f"{rp_origin}/protected/redirect_uri"], alg="RS256",
+        post_logout_uris=[f"{rp_origin}/loggedout.html"], scopes=("openid", "profile"))
+    assert client["idTokenAlg" if "idTokenAlg" in client else "idTokenAlgorithm"] == "RS256", client
+    account_id = sign_up(browser, provider, "Alice Example", "alice")
+    rp = apache_rp.ApacheRP(provider_metadata_url=f"{provider.issuer}/.well-known/openid-configuration",
+                            client_id=client_id, client_secret=secret, port=port)
+    try:
+        rp.start()
+        browser.get(rp.protected_url)
+        # Latchkey's page in its authorize view: signed in already (the cookie goes with the page's own
+        # request), so it asks for consent the first time.
+        try:
+            wait(browser).until(lambda d: on_latchkey(d, provider) and oidc_state(d) == "consent")
+        except Exception:
+            pytest.fail(fail_with_logs(rp, provider, browser, "confidential-consent"))
+        assert "/oidc/authorize?" in browser.current_url
+        screenshot(browser, "confidential-1-consent")
+        browser.find_element(By.ID, "oidc-allow").click()
+        try:
+            assert protected_text(browser, rp, "username") == "alice"
+        except Exception:
+            pytest.fail(fail_with_logs(rp, provider, browser, "confidential-protected"))
+        assert browser.find_element(By.ID, "remote-user").text == "alice"
+        assert browser.find_element(By.ID, "sub").text == account_id
+        screenshot(browser, "confidential-2-protected")
+        # Apache logged its token request: client_secret_basic, RS256 verified (mod_auth_openidc refuses
+        # what does not verify).
+        sign_out_and_ask_again(browser, provider, rp, "confidential")
+    finally:
+        rp.stop()
+
+
+def test_public_client_with_pkce(provider, browser):
+    port = free_port()
+    rp_origin = f"http://127.0.0.1:{port}"
+    client_id, secret, _ = provider.add_client(
+        "Apache (public)", [f"{rp_origin}/protected/redirect_uri"], public=True, first_party=True,
+        post_logout_uris=[f"{rp_origin}/loggedout.html"], scopes=("openid", "profile"))
+    assert secret is None
+    account_id = sign_up(browser, provider, "Bob Example", "bob")
+    # Signed out of Latchkey first: the authorize view must sign the person in with the passkey.
+    assert page_fetch(browser, "POST", "api/logout")[0] == 204
+    rp = apache_rp.ApacheRP(provider_metadata_url=f"{provider.issuer}/.well-known/openid-configuration",
+                            client_id=client_id, client_secret=None, pkce=True, port=port)
+    try:
+        rp.start()
+        browser.get(rp.protected_url)
+        try:
+            wait(browser).until(lambda d: on_latchkey(d, provider) and oidc_state(d) in ("login", "redirecting")
+                                or d.current_url.startswith(rp.protected_url))
+        except Exception:
+            pytest.fail(fail_with_logs(rp, provider, browser, "public-login"))
+        query = browser.current_url.split("?", 1)[1] if on_latchkey(browser, provider) else ""
+        assert "code_challenge_method=S256" in query and "code_challenge=" in query
+        screenshot(browser, "public-1-login")
+        if oidc_state(browser) == "login":
+            # The passkey button of the authorize view (autofill may already have answered).
+            buttons = [b for b in browser.find_elements(By.ID, "oidc-login") if b.is_displayed()] or \
+                      [b for b in browser.find_elements(By.ID, "login") if b.is_displayed()]
+            if buttons and oidc_state(browser) == "login":
+                buttons[0].click()
+        try:
+            assert protected_text(browser, rp, "username") == "bob"
+        except Exception:
+            pytest.fail(fail_with_logs(rp, provider, browser, "public-protected"))
+        assert browser.find_element(By.ID, "sub").text == account_id
+        screenshot(browser, "public-2-protected")
+        sign_out_and_ask_again(browser, provider, rp, "public")
+    finally:
+        rp.stop()
