@@ -48,6 +48,13 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// A query parameter of the admin API is malformed (a time, a number, a cursor).
     package static let invalidParameter = ErrorCode("invalid_parameter", .badRequest)
 
+    /// OpenID Connect: an authorization or logout request that cannot even be answered at the client —
+    /// unreadable, no registered client, or a redirect URI the client did not register (shown on
+    /// Latchkey's page, never redirected: Core §3.1.2.6).
+    package static let oidcMalformedRequest = ErrorCode("oidc_malformed_request", .badRequest)
+    package static let oidcInvalidClient = ErrorCode("oidc_invalid_client", .badRequest)
+    package static let oidcInvalidRedirectURI = ErrorCode("oidc_invalid_redirect_uri", .badRequest)
+
     // MARK: 401: not authenticated, or a ceremony failed verification
 
     package static let notAuthenticated = ErrorCode("not_authenticated", .unauthorized)
@@ -74,6 +81,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let recoverySessionRestricted = ErrorCode("recovery_session_restricted", .forbidden)
     /// The operator's authenticator policy refuses this passkey (the message names the rule).
     package static let authenticatorNotAllowed = ErrorCode("authenticator_not_allowed", .forbidden)
+    /// The OpenID Connect client admits only members of some groups, and the person is in none of them.
+    package static let oidcGroupNotAllowed = ErrorCode("oidc_group_not_allowed", .forbidden)
 
     // MARK: 404, 405: nothing there
 
@@ -120,5 +129,6 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownDeviceRequest, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
         bodyTooLarge, invalidField, rateLimited, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,
+        oidcMalformedRequest, oidcInvalidClient, oidcInvalidRedirectURI, oidcGroupNotAllowed,
     ]
 }

@@ -120,6 +120,17 @@ public struct ServerConfiguration: Sendable {
     /// What backends present (`Authorization: Bearer …`) to ask `POST /api/introspect` about a token;
     /// introspection is off without one.
     public var introspectionSecret: String?
+    /// Latchkey as an OpenID Connect provider (`OIDCProvider`): other apps sign people in through it.
+    /// Off by default; clients are registered by an operator (`latchkey admin clients add`).
+    public var oidc = false
+    /// The provider's `iss`: the first origin when nil. Every endpoint in the discovery document is under it.
+    public var oidcIssuer: String?
+    /// The domain whose `acct:` resources `/.well-known/webfinger` answers for (Tailscale finds its issuer
+    /// that way); off when nil.
+    public var webfingerDomain: String?
+    /// Seconds a refresh token (and with it a grant with `offline_access`) lives without being used: each
+    /// use rotates it and starts the time again.
+    public var oidcRefreshTTL: TimeInterval = 30 * 86400
     /// Authenticator policy (`AuthenticatorPolicy`): refuse passkeys without attestation (`none`, self);
     /// needs `attestation = direct`, or no authenticator is ever asked for one.
     public var requireAttestation = false
@@ -233,6 +244,18 @@ public struct ServerConfiguration: Sendable {
         if let introspectionSecret, Set(introspectionSecret.unicodeScalars).count < 10 {
             throw Invalid(description: "the introspection secret uses only \(Set(introspectionSecret.unicodeScalars).count) different characters; make a random one (openssl rand -base64 32)")
         }
+        if let oidcIssuer, OIDCIssuerRules.problem(oidcIssuer) != nil {
+            throw Invalid(description: "the OpenID Connect issuer \(oidcIssuer) \(OIDCIssuerRules.problem(oidcIssuer) ?? "")")
+        }
+        if oidc, OIDCIssuerRules.problem(effectiveOIDCIssuer) != nil {
+            throw Invalid(description: "the OpenID Connect issuer \(effectiveOIDCIssuer) (the first origin) \(OIDCIssuerRules.problem(effectiveOIDCIssuer) ?? ""); give --oidc-issuer")
+        }
+        if let webfingerDomain, webfingerDomain.isEmpty || webfingerDomain.contains(where: { !($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) {
+            throw Invalid(description: "the webfinger domain must be a domain name (example.com), not \(webfingerDomain)")
+        }
+        guard oidcRefreshTTL >= 3600, oidcRefreshTTL <= 366 * 86400 else {
+            throw Invalid(description: "the refresh token lifetime must be between an hour and a year, not \(Int(oidcRefreshTTL)) s")
+        }
         if requireAttestation, attestation != .direct {
             throw Invalid(description: "--require-attestation needs --attestation direct, or no authenticator is ever asked to prove its make")
         }
@@ -285,6 +308,13 @@ public struct ServerConfiguration: Sendable {
 
     /// The access tokens' issuer: as configured, else the first origin.
     var effectiveTokenIssuer: String { tokenIssuer ?? origins.first ?? "latchkey" }
+
+    /// The OpenID Connect issuer: as configured, else the first origin; never with a trailing slash (the
+    /// endpoints are the issuer followed by their paths).
+    var effectiveOIDCIssuer: String {
+        let issuer = oidcIssuer ?? origins.first ?? "http://localhost:8080"
+        return issuer.hasSuffix("/") ? String(issuer.dropLast()) : issuer
+    }
 
     /// The connection bounds to apply, or nil when there are none.
     var databaseLimits: DatabaseConnections.Limits {

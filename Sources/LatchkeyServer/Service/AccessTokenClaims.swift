@@ -16,12 +16,18 @@ struct AccessTokenClaims: JWTPayload, Equatable {
     let iat: IssuedAtClaim
     let authTime: Int64
     let amr: [String]
+    /// A session's hash prefix, or for the OpenID Connect provider's tokens the grant's id.
     let sid: String
     let jti: IDClaim
+    /// The OpenID Connect client the token was issued to (RFC 9068 §2.2); nil for `POST /api/token`'s.
+    var clientId: String? = nil
+    /// The scopes granted to that client, space-separated.
+    var scope: String? = nil
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, amr, sid, jti
+        case iss, sub, aud, exp, iat, amr, sid, jti, scope
         case authTime = "auth_time"
+        case clientId = "client_id"
     }
 
     /// Called by JWTKit after the signature checked out. The times are checked by `AccessTokenIssuer`

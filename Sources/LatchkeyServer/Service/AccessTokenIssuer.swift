@@ -1,3 +1,4 @@
+import _CryptoExtras
 import Crypto
 import Foundation
 import JWTKit
@@ -14,18 +15,27 @@ import WebAuthn
 /// before the first token signed with it). Older keys are deleted: no valid token needs them. All three
 /// are kept wrapped under the key file's key (`ServerKeyVault`): the next period's key must exist a
 /// period ahead for its public half to be published, and a copy of the database alone cannot use it.
+///
+/// The OpenID Connect provider signs with the same keys: its access tokens (ES256, the client as
+/// audience, the grant as `sid`) and its id_tokens — ES256, or RS256 for the clients that ask for it
+/// (`lk-rs256-p`, 2048-bit RSA keys on the same periods, made and published only once some client wants
+/// them: making one takes a noticeable fraction of a second).
 actor AccessTokenIssuer {
     struct Settings: Sendable {
         var ttl: TimeInterval
         var keyLifetime: TimeInterval
         var issuer: String
         var audience: String?
+        /// The OpenID Connect issuer (`iss` of its tokens); nil while the provider is off.
+        var oidcIssuer: String? = nil
     }
 
-    /// A verified token and the session it stands for.
+    /// A verified token and what it stands for: a session (`POST /api/token`'s tokens) or an OpenID
+    /// Connect grant (the provider's, whose `client_id` claim names the client).
     struct Introspection: Sendable {
         let claims: AccessTokenClaims
-        let session: SessionDetails
+        let session: SessionDetails?
+        let grant: OIDCGrantRecord?
     }
 
     private struct Keys {
@@ -33,9 +43,12 @@ actor AccessTokenIssuer {
         let collection: JWTKeyCollection
         /// Public keys by period: p−1, p, p+1.
         let published: [(period: Int64, key: P256.Signing.PublicKey)]
+        /// The RSA ones, when some client wants RS256 id_tokens; empty otherwise.
+        let publishedRSA: [(period: Int64, key: _RSA.Signing.PublicKey)]
     }
 
     static let keyNamePrefix = "access-token-es256-"
+    static let rsaKeyNamePrefix = "access-token-rs256-"
 
     let settings: Settings
     private let store: Store
@@ -43,6 +56,8 @@ actor AccessTokenIssuer {
     private let vault: ServerKeyVault
     private let now: @Sendable () -> Date
     private var keys: Keys?
+    /// Once a client wanted RS256, RSA keys are kept for every later period too.
+    private var wantsRSA = false
 
     init(store: Store, vault: ServerKeyVault, settings: Settings, now: @escaping @Sendable () -> Date) {
         self.store = store
@@ -66,65 +81,136 @@ actor AccessTokenIssuer {
     }
 
     /// The claims of a token this server signed that is still valid — signature, issuer, audience and
-    /// lifetime checked — and whose session is still open; nil for anything else (RFC 7662 says only
-    /// "not active", never why: a scanner learns nothing).
+    /// lifetime checked — and whose session (or, for the OpenID Connect provider's tokens, grant) is still
+    /// open; nil for anything else (RFC 7662 says only "not active", never why: a scanner learns nothing).
     func introspect(_ token: String) async throws -> Introspection? {
         let date = now()
+        guard JWTHeaderCheck.algorithm(of: token) == "ES256" else { return nil }
         let keys = try await current(at: date)
         guard let claims = try? await keys.collection.verify(token, as: AccessTokenClaims.self),
-              claims.iss.value == settings.issuer,
+              claims.exp.value > date, claims.iat.value <= date.addingTimeInterval(60)
+        else { return nil }
+        if let clientId = claims.clientId {
+            guard let oidcIssuer = settings.oidcIssuer, claims.iss.value == oidcIssuer, claims.aud?.value == [clientId],
+                  let grant = try await store.liveOIDCGrant(id: claims.sid, at: date),
+                  grant.clientId == clientId, grant.accountId == claims.sub.value
+            else { return nil }
+            return Introspection(claims: claims, session: nil, grant: grant)
+        }
+        guard claims.iss.value == settings.issuer,
               claims.aud?.value == settings.audience.map({ [$0] }),
-              claims.exp.value > date, claims.iat.value <= date.addingTimeInterval(60),
               let prefix = Base64URL.decode(claims.sid), prefix.count == 16,
               let session = try await store.sessionDetails(hashPrefix: prefix, now: date),
               session.accountId == claims.sub.value
         else { return nil }
-        return Introspection(claims: claims, session: session)
+        return Introspection(claims: claims, session: session, grant: nil)
     }
 
-    /// The JSON Web Key Set: the public keys of the previous, current and next period.
-    func jwks() async throws -> JWKSDocument {
-        let keys = try await current(at: now())
-        return JWKSDocument(keys: keys.published.map { period, key in
+    /// An access token for an OpenID Connect client: the Latchkey JWT, with the client as audience and
+    /// `client_id`, the grant's id as `sid` (introspection and UserInfo find the grant by it, so revoking
+    /// the grant ends the token) and its scopes.
+    func issue(for grant: OIDCGrantRecord) async throws -> (token: String, expiresIn: Int) {
+        let issued = Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
+        let keys = try await current(at: issued)
+        let claims = AccessTokenClaims(
+            iss: IssuerClaim(value: settings.oidcIssuer ?? settings.issuer), sub: SubjectClaim(value: grant.accountId),
+            aud: AudienceClaim(value: [grant.clientId]), exp: ExpirationClaim(value: issued + settings.ttl),
+            iat: IssuedAtClaim(value: issued), authTime: Int64(grant.authTime.timeIntervalSince1970.rounded(.down)),
+            amr: grant.amr, sid: grant.id, jti: IDClaim(value: Base64URL.encode(RandomBytes.make(16))),
+            clientId: grant.clientId, scope: grant.scopes.joined(separator: " "))
+        let token = try await keys.collection.sign(claims, kid: JWKIdentifier(string: Self.kid(keys.period)))
+        return (token, Int(settings.ttl))
+    }
+
+    /// Signs an id_token with `algorithm` (`ES256` or `RS256`, the client's choice).
+    func sign(_ claims: IDTokenClaims, algorithm: String) async throws -> String {
+        let rsa = algorithm == "RS256"
+        let keys = try await current(at: now(), rsa: rsa)
+        return try await keys.collection.sign(claims, kid: JWKIdentifier(string: rsa ? Self.rsaKid(keys.period) : Self.kid(keys.period)))
+    }
+
+    /// The claims of an id_token this server signed for some client, expired or not — what
+    /// RP-initiated logout's `id_token_hint` is (its expiry does not matter there: Logout §2). Only
+    /// `ES256` and `RS256` headers with one of the published keys' `kid` are considered.
+    func verifyHint(_ token: String) async throws -> IDTokenClaims? {
+        guard let algorithm = JWTHeaderCheck.algorithm(of: token), ["ES256", "RS256"].contains(algorithm) else { return nil }
+        let keys = try await current(at: now(), rsa: algorithm == "RS256")
+        guard let claims = try? await keys.collection.verify(token, as: IDTokenClaims.self),
+              claims.iss.value == settings.oidcIssuer
+        else { return nil }
+        return claims
+    }
+
+    /// The JSON Web Key Set: the public keys of the previous, current and next period (RSA ones too
+    /// when `rsa`: some client wants RS256 id_tokens).
+    func jwks(rsa: Bool = false) async throws -> JWKSDocument {
+        let keys = try await current(at: now(), rsa: rsa)
+        let ec = keys.published.map { period, key in
             let raw = Array(key.rawRepresentation)
             return JWKSDocument.Key(
                 kty: "EC", crv: "P-256", x: Base64URL.encode(Array(raw.prefix(32))), y: Base64URL.encode(Array(raw.suffix(32))),
                 kid: Self.kid(period), alg: "ES256", use: "sig")
-        })
+        }
+        let rsaKeys = try keys.publishedRSA.map { period, key in
+            let primitives = try key.getKeyPrimitives()
+            return JWKSDocument.Key(
+                kty: "RSA", n: Base64URL.encode(Array(primitives.modulus)), e: Base64URL.encode(Array(primitives.publicExponent)),
+                kid: Self.rsaKid(period), alg: "RS256", use: "sig")
+        }
+        return JWKSDocument(keys: ec + rsaKeys)
     }
 
-    private func current(at date: Date) async throws -> Keys {
+    private func current(at date: Date, rsa: Bool = false) async throws -> Keys {
+        if rsa { wantsRSA = true }
         let period = Int64((date.timeIntervalSince1970 / settings.keyLifetime).rounded(.down))
-        if let keys, keys.period == period { return keys }
+        if let keys, keys.period == period, !wantsRSA || !keys.publishedRSA.isEmpty { return keys }
         let collection = JWTKeyCollection.gated()
         var published: [(Int64, P256.Signing.PublicKey)] = []
+        var publishedRSA: [(Int64, _RSA.Signing.PublicKey)] = []
         for each in [period - 1, period, period + 1] {
             let raw = try await vault.key(named: Self.keyName(each), byteCount: 32)
             let key = try P256.Signing.PrivateKey(rawRepresentation: raw)
             await collection.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: Self.kid(each)))
             published.append((each, key.publicKey))
+            if wantsRSA {
+                let der = try await vault.key(named: Self.rsaKeyName(each)) {
+                    // 2048 bits: what RS256 verifiers expect; the generation cannot fail short of memory.
+                    (try? _RSA.Signing.PrivateKey(keySize: .bits2048)).map { Array($0.derRepresentation) } ?? []
+                }
+                let key = try _RSA.Signing.PrivateKey(derRepresentation: der)
+                await collection.add(rsa: try Insecure.RSA.PrivateKey(backing: key), digestAlgorithm: .sha256, kid: JWKIdentifier(string: Self.rsaKid(each)))
+                publishedRSA.append((each, key.publicKey))
+            }
         }
         try await store.deleteServerKeys(prefix: Self.keyNamePrefix, before: Self.keyName(period - 1))
-        let loaded = Keys(period: period, collection: collection, published: published)
+        try await store.deleteServerKeys(prefix: Self.rsaKeyNamePrefix, before: Self.rsaKeyName(period - 1))
+        let loaded = Keys(period: period, collection: collection, published: published, publishedRSA: publishedRSA)
         keys = loaded
         return loaded
     }
 
     static func kid(_ period: Int64) -> String { "lk-es256-\(period)" }
+    static func rsaKid(_ period: Int64) -> String { "lk-rs256-\(period)" }
 
     /// Zero-padded, so that names sort as their periods do.
-    static func keyName(_ period: Int64) -> String {
-        keyNamePrefix + String(repeating: "0", count: max(0, 12 - String(period).count)) + String(period)
+    static func keyName(_ period: Int64) -> String { keyNamePrefix + padded(period) }
+    static func rsaKeyName(_ period: Int64) -> String { rsaKeyNamePrefix + padded(period) }
+
+    private static func padded(_ period: Int64) -> String {
+        String(repeating: "0", count: max(0, 12 - String(period).count)) + String(period)
     }
 }
 
 /// `/.well-known/jwks.json` (RFC 7517).
 struct JWKSDocument: Codable, Sendable, Equatable, APIResponseBody {
+    /// An EC key (`crv`, `x`, `y`) or an RSA one (`n`, `e`); the other's members are left out.
     struct Key: Codable, Sendable, Equatable {
         let kty: String
-        let crv: String
-        let x: String
-        let y: String
+        var crv: String? = nil
+        var x: String? = nil
+        var y: String? = nil
+        var n: String? = nil
+        var e: String? = nil
         let kid: String
         let alg: String
         let use: String

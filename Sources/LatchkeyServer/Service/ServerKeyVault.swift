@@ -42,6 +42,24 @@ struct ServerKeyVault: Sendable {
         return plain
     }
 
+    /// The key called `name` that `make` makes (an RSA key's DER): made only when the database has none,
+    /// because making one is costly; concurrent makers agree on the first one stored.
+    func key(named name: String, make: @Sendable () -> [UInt8]) async throws -> [UInt8] {
+        let stored: [UInt8]
+        if let existing = try await store.existingServerKey(named: name) {
+            stored = existing
+        } else {
+            stored = try await store.serverKey(named: name, make: { wrap(make(), name: name) })
+        }
+        guard let plain = unwrap(stored, name: name), !plain.isEmpty else {
+            throw ServerConfiguration.Invalid(description: """
+                the server key \(name) in the database was not wrapped with the key in \(source): every instance on one database \
+                needs the same key file (--key-file); if the old one is lost, run latchkey keys rotate
+                """)
+        }
+        return plain
+    }
+
     func wrap(_ secret: [UInt8], name: String) -> [UInt8] {
         // Sealing cannot fail for a 32-byte key and a fresh nonce; the empty result is unreachable and
         // would be refused by `unwrap` on the next read.

@@ -79,6 +79,13 @@ struct Store: Sendable {
         }
     }
 
+    /// The stored secret of key `name`, if there is one.
+    func existingServerKey(named name: String) async throws -> [UInt8]? {
+        try await connections.withConnection { db in
+            try await db.first(StoreQuery(SQL.serverKey, .text(name))).map { [UInt8](try $0.decode(column: "secret", as: Data.self)) }
+        }
+    }
+
     /// Replaces the stored secret of key `name` with `secret`, if it is still `old`.
     func replaceServerKey(named name: String, secret: [UInt8], ifStill old: [UInt8]) async throws {
         try await connections.withConnection { db in

@@ -1,0 +1,47 @@
+import Crypto
+import Foundation
+import JWTKit
+import WebAuthn
+
+/// An id_token's claims (OpenID Connect Core §2, §3.1.3.6): who (`sub`, the account id — stable, never
+/// reassigned), for whom (`aud` and `azp`, the client), when and how the person signed in (`auth_time`,
+/// `amr`), the request's `nonce`, `at_hash` binding the access token issued with it, and the profile
+/// claims the granted scopes release (Core §5.4; they are also at the UserInfo endpoint).
+struct IDTokenClaims: JWTPayload, Equatable {
+    let iss: IssuerClaim
+    let sub: SubjectClaim
+    let aud: AudienceClaim
+    let exp: ExpirationClaim
+    let iat: IssuedAtClaim
+    let authTime: Int64
+    var nonce: String?
+    let amr: [String]
+    let azp: String
+    var atHash: String?
+    var name: String?
+    var preferredUsername: String?
+    var email: String?
+    var emailVerified: Bool?
+    var groups: [String]?
+
+    enum CodingKeys: String, CodingKey {
+        case iss, sub, aud, exp, iat, nonce, amr, azp, name, email, groups
+        case authTime = "auth_time"
+        case atHash = "at_hash"
+        case preferredUsername = "preferred_username"
+        case emailVerified = "email_verified"
+    }
+
+    /// Times are checked by the caller with its own clock (an expired hint is still a hint).
+    func verify(using algorithm: some JWTAlgorithm) async throws {
+        guard !sub.value.isEmpty, aud.value.count == 1 else {
+            throw JWTError.claimVerificationFailure(failedClaim: sub, reason: "a Latchkey id_token names an account and one client")
+        }
+    }
+
+    /// Core §3.1.3.6: the base64url of the left half of the SHA-256 of the access token's ASCII (both
+    /// ES256 and RS256 hash with SHA-256).
+    static func hash(ofAccessToken token: String) -> String {
+        Base64URL.encode(Array(SHA256.hash(data: Array(token.utf8)).prefix(16)))
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// The parameters of an authorization request's query or of an `application/x-www-form-urlencoded` body
+/// (RFC 6749 §3.1, §3.2, Appendix B), read behind bounds: at most 8 KiB and 40 parameters, each name
+/// and value properly percent-encoded, none repeated ("MUST NOT be included more than once"), and empty
+/// values treated as absent (RFC 6749 §3.1).
+struct OAuthParameters: Sendable, Equatable {
+    static let maxBytes = 8 * 1024
+    static let maxCount = 40
+
+    private(set) var values: [String: String] = [:]
+
+    subscript(_ name: String) -> String? { values[name] }
+
+    /// Why the text could not be read, as the end of a sentence.
+    struct Malformed: Error, Sendable, Equatable {
+        let reason: String
+    }
+
+    init(_ values: [String: String]) { self.values = values }
+
+    init(parsing text: Substring) throws(Malformed) {
+        guard text.utf8.count <= Self.maxBytes else { throw Malformed(reason: "is longer than \(Self.maxBytes) bytes") }
+        var count = 0
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            count += 1
+            guard count <= Self.maxCount else { throw Malformed(reason: "has more than \(Self.maxCount) parameters") }
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = Self.decode(parts[0]), !name.isEmpty else { throw Malformed(reason: "has a parameter whose name is not properly encoded") }
+            guard let value = parts.count == 2 ? Self.decode(parts[1]) : "" else {
+                throw Malformed(reason: "has a value of \(name) that is not properly percent-encoded")
+            }
+            guard values[name] == nil else { throw Malformed(reason: "has the parameter \(name) more than once") }
+            if !value.isEmpty { values[name] = value }
+        }
+    }
+
+    /// `+` is a space in form encoding; the rest is percent-decoding, refusing malformed escapes and
+    /// invalid UTF-8.
+    private static func decode(_ text: Substring) -> String? {
+        String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+
+    /// Form-encodes `pairs` for a redirect's query (RFC 6749 Appendix B): everything but unreserved
+    /// characters escaped.
+    static func encode(_ pairs: [(String, String)]) -> String {
+        pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+    }
+
+    static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}

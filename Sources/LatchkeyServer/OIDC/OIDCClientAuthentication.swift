@@ -1,0 +1,62 @@
+import Foundation
+import WebAuthn
+
+/// Who is calling the token and revocation endpoints (RFC 6749 §2.3): a confidential client by its secret
+/// — in `Authorization: Basic` (`client_secret_basic`, id and secret form-encoded first, §2.3.1) or in the
+/// body (`client_secret_post`), never both — or a public client by its `client_id` alone (`none`: it
+/// proves itself with PKCE instead). The secret is compared as its SHA-256, in constant time.
+enum OIDCClientAuthentication {
+    static func client(
+        authorization: String?, parameters: OAuthParameters, store: Store
+    ) async throws -> Result<OIDCClientRecord, OAuthError> {
+        var id: String?
+        var secret: String?
+        let basic = authorization != nil
+        if let authorization {
+            guard authorization.utf8.count <= 1024, authorization.lowercased().hasPrefix("basic "),
+                  let decoded = Base64Standard.decode(String(authorization.dropFirst(6)).trimmingCharacters(in: .whitespaces)),
+                  let text = String(validating: decoded, as: UTF8.self),
+                  let colon = text.firstIndex(of: ":"),
+                  let user = unescape(text[..<colon]), let password = unescape(text[text.index(after: colon)...])
+            else { return .failure(.invalidClient("Authorization must be Basic with the client id and secret.", basic: true)) }
+            if parameters["client_secret"] != nil {
+                return .failure(OAuthError(.invalidRequest, "Authenticate the client one way only: Basic or client_secret, not both."))
+            }
+            if let bodyId = parameters["client_id"], bodyId != user {
+                return .failure(OAuthError(.invalidRequest, "client_id differs from the one in Authorization."))
+            }
+            id = user
+            secret = password
+        } else {
+            id = parameters["client_id"]
+            secret = parameters["client_secret"]
+        }
+        guard let id, !id.isEmpty, id.utf8.count <= 128, let client = try await store.oidcClient(id: id) else {
+            return .failure(.invalidClient("No such client.", basic: basic))
+        }
+        switch (client.secretHash, secret) {
+        case (nil, nil):
+            return .success(client)
+        case (let digest?, let secret?) where ConstantTime.equal(SecretDigest.of(secret), digest):
+            return .success(client)
+        case (nil, _?):
+            return .failure(.invalidClient("This client is public: it has no secret to present.", basic: basic))
+        default:
+            return .failure(.invalidClient("The client secret is missing or wrong.", basic: basic))
+        }
+    }
+
+    /// RFC 6749 §2.3.1: the id and secret are form-encoded before they are joined.
+    private static func unescape(_ text: Substring) -> String? {
+        String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+}
+
+/// Standard base64 (RFC 4648 §4), padded or not, for `Authorization: Basic`.
+enum Base64Standard {
+    static func decode(_ text: String) -> [UInt8]? {
+        var padded = text
+        while padded.count % 4 != 0 { padded += "=" }
+        return Data(base64Encoded: padded).map { Array($0) }
+    }
+}

@@ -1,0 +1,146 @@
+import Crypto
+import Foundation
+import WebAuthn
+
+/// The token endpoint (RFC 6749 §3.2, Core §3.1.3): an authorization code, or a refresh token, for an
+/// access token and an id_token. A code is used once: a second use is refused and revokes everything its
+/// first use gave (§4.1.2). A refresh token is rotated on every use, and a used one presented again ends
+/// the whole grant (RFC 9700 §4.14.2): whoever holds the newer token loses it too, which is the point —
+/// one of the two holders is a thief, and the server cannot tell which.
+struct OIDCTokenEndpoint: Sendable {
+    let provider: OIDCProvider
+
+    var store: Store { provider.store }
+    var now: @Sendable () -> Date { provider.now }
+
+    /// What a successful request answers (RFC 6749 §5.1, Core §3.1.3.3).
+    struct Tokens: Sendable, Equatable {
+        let accessToken: String
+        let expiresIn: Int
+        let idToken: String
+        let refreshToken: String?
+        let scope: String
+
+        var json: [UInt8] {
+            var json = JSONWriter()
+            json.object { object in
+                object.member("access_token", accessToken)
+                object.member("token_type", "Bearer")
+                object.member("expires_in", expiresIn)
+                object.member("id_token", idToken)
+                if let refreshToken { object.member("refresh_token", refreshToken) }
+                object.member("scope", scope)
+            }
+            return json.bytes
+        }
+    }
+
+    func exchange(_ parameters: OAuthParameters, authorization: String?, origin: AuditOrigin) async throws -> Result<Tokens, OAuthError> {
+        let client: OIDCClientRecord
+        switch try await OIDCClientAuthentication.client(authorization: authorization, parameters: parameters, store: store) {
+        case .success(let found): client = found
+        case .failure(let error): return .failure(error)
+        }
+        switch parameters["grant_type"] {
+        case "authorization_code": return try await redeem(parameters, client: client, origin: origin)
+        case "refresh_token": return try await refresh(parameters, client: client, origin: origin)
+        case nil: return .failure(OAuthError(.invalidRequest, "grant_type is missing."))
+        default: return .failure(OAuthError(.unsupportedGrantType, "Only authorization_code and refresh_token are supported."))
+        }
+    }
+
+    private func redeem(_ parameters: OAuthParameters, client: OIDCClientRecord, origin: AuditOrigin) async throws -> Result<Tokens, OAuthError> {
+        guard let code = parameters["code"], code.utf8.count <= 128 else { return .failure(OAuthError(.invalidRequest, "code is missing.")) }
+        guard let redirectURI = parameters["redirect_uri"] else { return .failure(OAuthError(.invalidRequest, "redirect_uri is missing.")) }
+        let verifier = parameters["code_verifier"]
+        if let verifier, !(43...128).contains(verifier.count) || !Self.isVerifierText(verifier) {
+            return .failure(OAuthError(.invalidRequest, "code_verifier must be 43 to 128 unreserved characters (RFC 7636 §4.1)."))
+        }
+        let date = now()
+        let refresh = Base64URL.encode(RandomBytes.make(32))
+        let clientId = client.id
+        let settings = provider.settings
+        let outcome = try await store.redeemAuthorizationCode(
+            codeHash: SecretDigest.of(code), at: date,
+            accepts: { code, grant in
+                guard grant.clientId == clientId, code.redirectURI == redirectURI else { return false }
+                // RFC 7636 §4.6, and RFC 9700 §2.1.1: a verifier without a challenge is refused too.
+                switch (code.codeChallenge, verifier) {
+                case (nil, nil): return true
+                case (let challenge?, let verifier?):
+                    let computed = Base64URL.encode(Array(SHA256.hash(data: Array(verifier.utf8))))
+                    return ConstantTime.equal(Array(challenge.utf8), Array(computed.utf8))
+                default: return false
+                }
+            },
+            refreshHash: SecretDigest.of(refresh),
+            expiry: { grant in
+                date.addingTimeInterval(grant.isOffline ? settings.refreshLifetime : settings.accessTokenLifetime)
+            },
+            events: { grant, reused in
+                [origin.event(reused ? .oidcCodeReused : .oidcCodeExchanged, at: date, account: grant.accountId, detail: Self.detail(client))]
+            })
+        switch outcome {
+        case .refused:
+            return .failure(OAuthError(.invalidGrant, "The code is unknown, expired, or was issued for another client, redirect URI or code_verifier."))
+        case .reused:
+            return .failure(OAuthError(.invalidGrant, "The code was used before; everything issued with it is revoked."))
+        case .redeemed(let grant):
+            return .success(try await tokens(for: grant, client: client, refresh: grant.isOffline ? refresh : nil, withNonce: true))
+        }
+    }
+
+    private func refresh(_ parameters: OAuthParameters, client: OIDCClientRecord, origin: AuditOrigin) async throws -> Result<Tokens, OAuthError> {
+        guard let token = parameters["refresh_token"], token.utf8.count <= 128 else {
+            return .failure(OAuthError(.invalidRequest, "refresh_token is missing."))
+        }
+        let date = now()
+        let next = Base64URL.encode(RandomBytes.make(32))
+        let outcome = try await store.rotateRefreshToken(
+            hash: SecretDigest.of(token), newHash: SecretDigest.of(next), clientId: client.id, at: date,
+            expiresAt: date.addingTimeInterval(provider.settings.refreshLifetime),
+            events: { grant, reused in
+                [origin.event(reused ? .oidcRefreshReused : .oidcRefreshRotated, at: date, account: grant.accountId, detail: Self.detail(client))]
+            })
+        switch outcome {
+        case .refused:
+            return .failure(OAuthError(.invalidGrant, "The refresh token is unknown, expired, revoked, or was issued to another client."))
+        case .reused:
+            return .failure(OAuthError(.invalidGrant, "The refresh token was used before; the whole grant is revoked."))
+        case .rotated(let grant):
+            // RFC 6749 §6: a narrower scope may be asked for; never a wider one.
+            if let asked = parameters["scope"], !Set(asked.split(separator: " ").map(String.init)).isSubset(of: Set(grant.scopes)) {
+                return .failure(OAuthError(.invalidScope, "A refresh cannot widen the scope the person granted."))
+            }
+            return .success(try await tokens(for: grant, client: client, refresh: next, withNonce: false))
+        }
+    }
+
+    /// An access token and an id_token for `grant` (Core §12.2: after a refresh, the same `auth_time`,
+    /// and no `nonce`).
+    private func tokens(for grant: OIDCGrantRecord, client: OIDCClientRecord, refresh: String?, withNonce: Bool) async throws -> Tokens {
+        let (accessToken, expiresIn) = try await provider.tokens.issue(for: grant)
+        let issued = Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
+        var claims = IDTokenClaims(
+            iss: .init(value: provider.settings.issuer), sub: .init(value: grant.accountId), aud: .init(value: [client.id]),
+            exp: .init(value: issued.addingTimeInterval(provider.settings.accessTokenLifetime)), iat: .init(value: issued),
+            authTime: Int64(grant.authTime.timeIntervalSince1970.rounded(.down)), nonce: withNonce ? grant.nonce : nil, amr: grant.amr,
+            azp: client.id, atHash: IDTokenClaims.hash(ofAccessToken: accessToken))
+        if let profile = try await store.accountProfile(id: grant.accountId) {
+            OIDCUserClaims(profile: profile, scopes: grant.scopes).apply(to: &claims)
+        }
+        let idToken = try await provider.tokens.sign(claims, algorithm: client.idTokenAlgorithm)
+        return Tokens(accessToken: accessToken, expiresIn: expiresIn, idToken: idToken, refreshToken: refresh, scope: grant.scopes.joined(separator: " "))
+    }
+
+    static func detail(_ client: OIDCClientRecord) -> AuditDetail {
+        ["client": .text(client.id), "clientName": .text(client.name)]
+    }
+
+    /// RFC 7636 §4.1: `[A-Z] / [a-z] / [0-9] / "-" / "." / "_" / "~"`.
+    static func isVerifierText(_ text: String) -> Bool {
+        text.utf8.allSatisfy { byte in
+            Base64URLAlphabet.contains(String(UnicodeScalar(byte))) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "~")
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import SQLKit
+
+/// The OpenID Connect grants (`OIDCGrantRecord`): an authorization code issued with its grant, its one
+/// exchange, the refresh tokens' rotation, and revocation. Each step and its audit event commit together;
+/// a replayed code or refresh token revokes its whole grant in the transaction that notices it.
+extension Store {
+    /// What a code's exchange came to.
+    enum CodeRedemption: Sendable, Equatable {
+        case redeemed(OIDCGrantRecord)
+        /// Unknown, expired, bound to another client, redirect URI or verifier, or its grant is over.
+        case refused
+        /// Used before: its grant (and everything issued from it) is now revoked.
+        case reused
+    }
+
+    /// What a refresh token's use came to.
+    enum RefreshRotation: Sendable, Equatable {
+        case rotated(OIDCGrantRecord)
+        case refused
+        /// Rotated before: the grant is now revoked (RFC 9700 §4.14.2).
+        case reused
+    }
+
+    /// Stores a grant and its code (and, when the person just allowed it, their consent), in one
+    /// transaction with their events.
+    func issueAuthorizationCode(
+        grant: OIDCGrantRecord, code: OIDCCodeRecord, consent: [String]?, events: [AuditEvent]
+    ) async throws {
+        try await connections.transaction { db in
+            if let consent {
+                try await db.run(StoreQuery(
+                    SQL.upsertOIDCConsent, .text(grant.accountId), .text(grant.clientId), .text(OIDCClientRecord.stored(consent)),
+                    .milliseconds(grant.createdAt)))
+            }
+            try await db.run(StoreQuery(
+                SQL.insertOIDCGrant, .text(grant.id), .text(grant.clientId), .text(grant.accountId), .blob(grant.sessionHash),
+                .text(OIDCClientRecord.stored(grant.scopes)), .text(grant.nonce), .milliseconds(grant.authTime),
+                .text(OIDCClientRecord.stored(grant.amr)), .milliseconds(grant.createdAt), .milliseconds(grant.expiresAt)))
+            try await db.run(StoreQuery(
+                SQL.insertOIDCCode, .blob(code.codeHash), .text(code.grantId), .text(code.redirectURI), .text(code.codeChallenge),
+                .milliseconds(code.expiresAt)))
+            try await audit.append(events, on: db)
+        }
+    }
+
+    /// The scopes the person already allowed `clientId`, or nil.
+    func oidcConsent(accountId: String, clientId: String) async throws -> [String]? {
+        try await connections.withConnection { db in
+            try await db.first(StoreQuery(SQL.oidcConsent, .text(accountId), .text(clientId)))
+                .map { OIDCClientRecord.list(try $0.decode(column: "scopes", as: String.self)) }
+        }
+    }
+
+    /// The exchange of a code (hash `codeHash`) at `now`: `accepts` checks what the code is bound to
+    /// (client, redirect URI, PKCE verifier); a refused check leaves the code usable by its rightful
+    /// client. On success the code is used, the grant lives until `expiry(grant)`, and — when the grant has
+    /// `offline_access` — `refreshHash` is stored as its first refresh token. A code used before revokes
+    /// the grant.
+    func redeemAuthorizationCode(
+        codeHash: [UInt8], at now: Date, accepts: @escaping @Sendable (OIDCCodeRecord, OIDCGrantRecord) -> Bool,
+        refreshHash: [UInt8], expiry: @escaping @Sendable (OIDCGrantRecord) -> Date,
+        events: @escaping @Sendable (OIDCGrantRecord, _ reused: Bool) -> [AuditEvent]
+    ) async throws -> CodeRedemption {
+        try await connections.transaction { db in
+            guard let row = try await db.first(StoreQuery(SQL.oidcCodeWithGrant, .blob(codeHash))) else { return .refused }
+            var grant = try OIDCGrantRecord(row: row)
+            let code = OIDCCodeRecord(
+                codeHash: codeHash, grantId: grant.id, redirectURI: try row.decode(column: "redirect_uri", as: String.self),
+                codeChallenge: try row.decode(column: "code_challenge", as: String?.self),
+                expiresAt: Timestamp.date(try row.decode(column: "code_expires_at", as: Int64.self)),
+                usedAt: try row.decode(column: "used_at", as: Int64?.self).map(Timestamp.date))
+            if code.usedAt != nil {
+                try await revoke(grant, at: now, events: events(grant, true), on: db)
+                return .reused
+            }
+            guard code.expiresAt > now, grant.revokedAt == nil, try row.decode(column: "disabled_at", as: Int64?.self) == nil,
+                  accepts(code, grant)
+            else { return .refused }
+            guard try await db.first(StoreQuery(SQL.useOIDCCode, .blob(codeHash), .milliseconds(now))) != nil else {
+                // Another exchange of the same code won the race a moment ago: a replay all the same.
+                try await revoke(grant, at: now, events: events(grant, true), on: db)
+                return .reused
+            }
+            grant.expiresAt = expiry(grant)
+            try await db.run(StoreQuery(SQL.extendOIDCGrant, .text(grant.id), .milliseconds(grant.expiresAt)))
+            if grant.isOffline {
+                try await db.run(StoreQuery(SQL.insertOIDCRefreshToken, .blob(refreshHash), .text(grant.id), .milliseconds(now)))
+            }
+            try await audit.append(events(grant, false), on: db)
+            return .redeemed(grant)
+        }
+    }
+
+    /// A refresh token's use by `clientId` at `now`: marks it used, stores `newHash` in its place and
+    /// keeps the grant alive until `expiresAt`. A token used before revokes the grant.
+    func rotateRefreshToken(
+        hash: [UInt8], newHash: [UInt8], clientId: String, at now: Date, expiresAt: Date,
+        events: @escaping @Sendable (OIDCGrantRecord, _ reused: Bool) -> [AuditEvent]
+    ) async throws -> RefreshRotation {
+        try await connections.transaction { db in
+            guard let row = try await db.first(StoreQuery(SQL.oidcRefreshWithGrant, .blob(hash))) else { return .refused }
+            var grant = try OIDCGrantRecord(row: row)
+            // Another client's token says nothing about this client's: refused, and its grant left alone.
+            guard grant.clientId == clientId else { return .refused }
+            if try row.decode(column: "used_at", as: Int64?.self) != nil {
+                if grant.revokedAt == nil { try await revoke(grant, at: now, events: events(grant, true), on: db) }
+                return .reused
+            }
+            guard grant.isLive(at: now), try row.decode(column: "disabled_at", as: Int64?.self) == nil else { return .refused }
+            guard try await db.first(StoreQuery(SQL.useOIDCRefreshToken, .blob(hash), .milliseconds(now))) != nil else {
+                try await revoke(grant, at: now, events: events(grant, true), on: db)
+                return .reused
+            }
+            try await db.run(StoreQuery(SQL.insertOIDCRefreshToken, .blob(newHash), .text(grant.id), .milliseconds(now)))
+            grant.expiresAt = expiresAt
+            try await db.run(StoreQuery(SQL.extendOIDCGrant, .text(grant.id), .milliseconds(expiresAt)))
+            try await audit.append(events(grant, false), on: db)
+            return .rotated(grant)
+        }
+    }
+
+    /// The grant `id` while it is live and its account enabled (access tokens and UserInfo ask).
+    func liveOIDCGrant(id: String, at now: Date) async throws -> OIDCGrantRecord? {
+        try await connections.withConnection { db in
+            guard let row = try await db.first(StoreQuery(SQL.oidcGrantWithAccount, .text(id))),
+                  try row.decode(column: "disabled_at", as: Int64?.self) == nil
+            else { return nil }
+            let grant = try OIDCGrantRecord(row: row)
+            return grant.isLive(at: now) ? grant : nil
+        }
+    }
+
+    /// The grant a refresh token belongs to, used or not (RFC 7009 revokes by either).
+    func oidcGrant(refreshHash: [UInt8]) async throws -> OIDCGrantRecord? {
+        try await connections.withConnection { db in
+            try await db.first(StoreQuery(SQL.oidcRefreshWithGrant, .blob(refreshHash))).map(OIDCGrantRecord.init(row:))
+        }
+    }
+
+    /// Revokes a grant with `events`; false when it was revoked already.
+    @discardableResult
+    func revokeOIDCGrant(_ grant: OIDCGrantRecord, at now: Date, events: [AuditEvent]) async throws -> Bool {
+        try await connections.transaction { db in try await revoke(grant, at: now, events: events, on: db) }
+    }
+
+    /// RP-initiated logout: ends the session `sessionHash` and the grants made from it that last only as
+    /// long as it does, with `events`.
+    func endSessionForOIDCLogout(sessionHash: [UInt8], at now: Date, events: [AuditEvent]) async throws {
+        try await connections.transaction { db in
+            _ = try await db.changedRows(StoreQuery(SQL.revokeSessionOIDCGrants, .blob(sessionHash), .milliseconds(now)))
+            try await db.run(StoreQuery(SQL.deleteSession, .blob(sessionHash)))
+            try await audit.append(events, on: db)
+        }
+    }
+
+    /// Deletes grants that ended more than a day before `now` (their codes and refresh tokens go with them).
+    @discardableResult
+    func purgeOIDCGrants(now: Date) async throws -> Int {
+        try await connections.withConnection { db in
+            try await db.changedRows(StoreQuery(SQL.purgeOIDCGrants, .milliseconds(now.addingTimeInterval(-86400))))
+        }
+    }
+
+    @discardableResult
+    private func revoke(_ grant: OIDCGrantRecord, at now: Date, events: [AuditEvent], on db: any SQLDatabase) async throws -> Bool {
+        guard try await db.first(StoreQuery(SQL.revokeOIDCGrant, .text(grant.id), .milliseconds(now))) != nil else { return false }
+        try await audit.append(events, on: db)
+        return true
+    }
+}
