@@ -135,6 +135,9 @@ def sign_out_and_ask_again(driver, provider, rp, name):
     status, _ = page_fetch(driver, "GET", "api/account")
     assert status == 401
     # The protected page asks again: the browser lands on Latchkey's authorize view, asking to sign in.
+    # The authenticator is taken away first: Chromium's virtual one would answer the page's passkey
+    # autofill at once, and the person would be signed in again without a look at the page.
+    driver.remove_virtual_authenticator()
     driver.get(rp.protected_url)
     try:
         wait(driver).until(lambda d: on_latchkey(d, provider) and oidc_state(d) == "login")
