@@ -67,12 +67,12 @@ export async function authorize(hooks) {
     }
     if (reply.interaction === "login") {
       after = reply.after;
-      setState("login");
       $("oidc").hidden = true;
       hooks.showSignIn(appName, async () => {
         setState("asking");
         try { await follow(await ask("api/oidc/authorization", { query: query(), after })); } catch (e) { fail(e, hooks.explain); }
       });
+      setState("login");
       return;
     }
     if (reply.interaction === "consent") {
