@@ -48,6 +48,9 @@ struct TokenController: Sendable {
         var auth_time: Int64?
         var amr: [String]?
         var sid: String?
+        /// The OpenID Connect provider's tokens: the client and the scopes granted to it.
+        var client_id: String?
+        var scope: String?
     }
 
     /// `POST /api/token`, for the rate-limited `/api` group, behind `signedIn` (the authentication
@@ -126,7 +129,7 @@ struct TokenController: Sendable {
         return IntrospectionResponse(
             active: true, token_type: "access_token", sub: claims.sub.value, iss: claims.iss.value, aud: claims.aud?.value.first,
             exp: Self.seconds(claims.exp.value), iat: Self.seconds(claims.iat.value), auth_time: claims.authTime, amr: claims.amr,
-            sid: claims.sid)
+            sid: claims.sid, client_id: claims.clientId, scope: claims.scope)
     }
 
     /// The `token` parameter of an `application/x-www-form-urlencoded` body (RFC 7662 §2.1).
