@@ -54,6 +54,14 @@ def query_of(url):
     return {name: values[0] for name, values in parsed.items()}
 
 
+def tampered_token(token):
+    """`token` with its payload's `sub` changed and its signature kept: what a verifier must refuse."""
+    header, payload, signature = token.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    claims["sub"] = "someone-else"
+    return ".".join([header, b64url(json.dumps(claims).encode()), signature])
+
+
 def without_query(url):
     parts = urllib.parse.urlsplit(url)
     return urllib.parse.urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
@@ -174,9 +182,12 @@ class Provider:
         response = self.http.post(self.url("/api/oidc/authorization"), json=body, headers=headers, timeout=30)
         return response.status_code, response.json()
 
-    def consent(self, query, token, allow=True):
+    def consent(self, query, token, allow=True, after=None):
         """`POST /api/oidc/consent`: (status, body)."""
-        response = self.http.post(self.url("/api/oidc/consent"), json={"query": query, "allow": allow},
+        body = {"query": query, "allow": allow}
+        if after is not None:
+            body["after"] = after
+        response = self.http.post(self.url("/api/oidc/consent"), json=body,
                                   headers={"Authorization": f"Bearer {token}"}, timeout=30)
         return response.status_code, response.json()
 
@@ -190,7 +201,7 @@ class Provider:
         if body.get("interaction") == "consent":
             assert consent, f"consent asked unexpectedly: {body}"
             assert body["client"]["id"] == params["client_id"], body
-            status, body = self.consent(query, person.token, allow=True)
+            status, body = self.consent(query, person.token, allow=True, after=body.get("after"))
             assert status == 200, body
         assert "redirect" in body, body
         return body["redirect"]
@@ -261,6 +272,6 @@ class Provider:
         return response.json()
 
     def get_authorize(self, params_or_query):
-        """`GET /oidc/authorize` as a browser would start it (no redirect followed): the response."""
+        """`GET /authorize` as a browser would start it (no redirect followed): the response."""
         query = params_or_query if isinstance(params_or_query, str) else urllib.parse.urlencode(params_or_query)
         return self.http.get(self.endpoint("authorization_endpoint") + "?" + query, allow_redirects=False, timeout=30)

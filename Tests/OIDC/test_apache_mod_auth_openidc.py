@@ -1,7 +1,7 @@
 """A real relying party from Debian — Apache httpd with mod_auth_openidc (`libapache2-mod-auth-openidc`),
 configured from Latchkey's discovery document — driven by headless Chromium with a virtual authenticator:
 the person signs up with a passkey on Latchkey's page, opens the page Apache protects, is sent to Latchkey's
-/oidc/authorize, allows the app (or not, for a first-party one), comes back to Apache's page, which shows
+/authorize, allows the app (or not, for a first-party one), comes back to Apache's page, which shows
 their preferred_username; signs out through Apache, which sends them to Latchkey's end_session_endpoint and
 back; and opening the protected page again asks again (Latchkey's page, not the protected content).
 
@@ -13,8 +13,10 @@ Latchkey is at http://localhost:PORT (a passkey's RP ID is a domain, never an IP
 http://127.0.0.1:PORT — another site, so Latchkey's SameSite=Strict session cookie is not sent on the
 navigation from Apache, as on any real deployment.
 """
+import json
 import os
 import pathlib
+import re
 import sys
 
 import pytest
@@ -24,7 +26,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
 from selenium.webdriver.support.ui import WebDriverWait
 
-from oidc_support import Provider
+from oidc_support import Provider, query_of
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
 import apache_rp  # noqa: E402
@@ -55,11 +57,16 @@ def browser():
         options.add_argument("--no-sandbox")
     driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
     driver.set_script_timeout(30)
+    add_authenticator(driver)
+    yield driver
+    driver.quit()
+
+
+def add_authenticator(driver):
+    """A platform authenticator that verifies the user (as Tests/Browser's `virtual_authenticator`)."""
     driver.add_virtual_authenticator(VirtualAuthenticatorOptions(
         protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True, has_user_verification=True,
         is_user_consenting=True, is_user_verified=True))
-    yield driver
-    driver.quit()
 
 
 def wait(driver, seconds=30):
@@ -82,17 +89,16 @@ def page_fetch(driver, method, path, body=None):
 
 
 def sign_up(driver, provider, display_name, username):
-    """Registers a passkey on Latchkey's page (at /), then sets the username through PATCH /api/account as the
-    page would: returns the account id."""
+    """Registers a passkey on Latchkey's page (at /), then an operator gives the account a username
+    (`latchkey admin accounts set ACCOUNT --username …`): returns the account id."""
     driver.get(provider.issuer + "/")
     field = wait(driver).until(lambda d: d.find_element(By.ID, "passkey-name") if d.find_element(By.ID, "passkey-name").is_displayed() else None)
     field.send_keys(display_name)
     driver.find_element(By.ID, "register").click()
     wait(driver).until(lambda d: d.find_element(By.ID, "account").is_displayed())
-    status, account = page_fetch(driver, "PATCH", "api/account", {"username": username})
-    assert status == 200, account
     status, account = page_fetch(driver, "GET", "api/account")
-    assert status == 200 and account["username"] == username, account
+    assert status == 200, account
+    provider.set_account(account["id"], "--username", username)
     return account["id"]
 
 
@@ -119,6 +125,16 @@ def fail_with_logs(rp, provider, driver, what):
             f"{rp.logs()[-8000:]}\n--- latchkey\n{server_log}")
 
 
+def verified_by_apache(rp, alg):
+    """mod_auth_openidc's debug log (LogLevel auth_openidc:debug) says it parsed and verified an id_token
+    whose header names `alg`: the RP checked Latchkey's signature itself, with the key from the JWKS."""
+    log = (rp.root / "error.log").read_text(errors="replace")
+    headers = re.findall(r"successfully parsed \(and possibly decrypted\) JWT with header=(\{[^}]*\})", log)
+    assert headers, "mod_auth_openidc parsed no id_token"
+    assert all(json.loads(header)["alg"] == alg for header in headers), headers
+    return log
+
+
 def sign_out_and_ask_again(driver, provider, rp, name):
     """Sign-out through Apache: mod_auth_openidc ends its session and sends the browser to Latchkey's
     end_session_endpoint with id_token_hint and post_logout_redirect_uri; Latchkey signs the person out and
@@ -129,21 +145,21 @@ def sign_out_and_ask_again(driver, provider, rp, name):
     except Exception:
         pytest.fail(fail_with_logs(rp, provider, driver, f"{name}-logout"))
     screenshot(driver, f"{name}-3-logged-out")
-    # Latchkey's own session ended too (RP-Initiated Logout §2).
+    # Latchkey's own session ended too (RP-Initiated Logout §2). The authenticator is taken away first:
+    # Chromium's virtual one answers the page's passkey autofill at once, and the person would be signed
+    # in again without a look at the page.
+    driver.remove_virtual_authenticator()
     driver.get(provider.issuer + "/")
     wait(driver).until(lambda d: d.find_element(By.ID, "welcome").is_displayed())
     status, _ = page_fetch(driver, "GET", "api/account")
     assert status == 401
     # The protected page asks again: the browser lands on Latchkey's authorize view, asking to sign in.
-    # The authenticator is taken away first: Chromium's virtual one would answer the page's passkey
-    # autofill at once, and the person would be signed in again without a look at the page.
-    driver.remove_virtual_authenticator()
     driver.get(rp.protected_url)
     try:
         wait(driver).until(lambda d: on_latchkey(d, provider) and oidc_state(d) == "login")
     except Exception:
         pytest.fail(fail_with_logs(rp, provider, driver, f"{name}-asked-again"))
-    assert "/oidc/authorize?" in driver.current_url
+    assert "/authorize?" in driver.current_url
     assert not driver.find_elements(By.ID, "username")
     screenshot(driver, f"{name}-4-asked-again")
 
@@ -167,7 +183,7 @@ def test_confidential_rs256_client(provider, browser):
             wait(browser).until(lambda d: on_latchkey(d, provider) and oidc_state(d) == "consent")
         except Exception:
             pytest.fail(fail_with_logs(rp, provider, browser, "confidential-consent"))
-        assert "/oidc/authorize?" in browser.current_url
+        assert "/authorize?" in browser.current_url
         screenshot(browser, "confidential-1-consent")
         browser.find_element(By.ID, "oidc-allow").click()
         try:
@@ -177,9 +193,11 @@ def test_confidential_rs256_client(provider, browser):
         assert browser.find_element(By.ID, "remote-user").text == "alice"
         assert browser.find_element(By.ID, "sub").text == account_id
         screenshot(browser, "confidential-2-protected")
-        # Apache logged its token request: client_secret_basic, RS256 verified (mod_auth_openidc refuses
-        # what does not verify).
+        log = verified_by_apache(rp, "RS256")
+        assert f"url={provider.issuer}/oidc/userinfo" in log, "mod_auth_openidc asked userinfo"
         sign_out_and_ask_again(browser, provider, rp, "confidential")
+        # mod_auth_openidc revoked the access token at the revocation_endpoint before sending the browser on.
+        assert f"url={provider.issuer}/oidc/revoke" in (rp.root / "error.log").read_text(errors="replace")
     finally:
         rp.stop()
 
@@ -198,27 +216,34 @@ def test_public_client_with_pkce(provider, browser):
                             client_id=client_id, client_secret=None, pkce=True, port=port)
     try:
         rp.start()
+        # The passkey leaves the browser for a moment, so that the page's passkey autofill cannot sign in
+        # before the test has looked at the sign-in view; it comes back before "Log in with a passkey".
+        [passkey] = browser.get_credentials()
+        browser.remove_virtual_authenticator()
         browser.get(rp.protected_url)
         try:
-            wait(browser).until(lambda d: on_latchkey(d, provider) and oidc_state(d) in ("login", "redirecting")
-                                or d.current_url.startswith(rp.protected_url))
+            wait(browser).until(lambda d: on_latchkey(d, provider) and oidc_state(d) == "login")
         except Exception:
             pytest.fail(fail_with_logs(rp, provider, browser, "public-login"))
-        query = browser.current_url.split("?", 1)[1] if on_latchkey(browser, provider) else ""
-        assert "code_challenge_method=S256" in query and "code_challenge=" in query
+        asked = query_of(browser.current_url)
+        assert browser.current_url.startswith(provider.discovery["authorization_endpoint"] + "?")
+        assert (asked["client_id"], asked["code_challenge_method"], len(asked["code_challenge"])) == (client_id, "S256", 43), asked
+        assert asked["redirect_uri"] == rp.redirect_uri and asked["scope"] == "openid profile", asked
+        assert "Apache (public)" in browser.find_element(By.ID, "oidc-context").get_attribute("textContent")
         screenshot(browser, "public-1-login")
-        if oidc_state(browser) == "login":
-            # The passkey button of the authorize view (autofill may already have answered).
-            buttons = [b for b in browser.find_elements(By.ID, "oidc-login") if b.is_displayed()] or \
-                      [b for b in browser.find_elements(By.ID, "login") if b.is_displayed()]
-            if buttons and oidc_state(browser) == "login":
-                buttons[0].click()
+        add_authenticator(browser)
+        browser.add_credential(passkey)
+        browser.find_element(By.ID, "login").click()
         try:
             assert protected_text(browser, rp, "username") == "bob"
         except Exception:
             pytest.fail(fail_with_logs(rp, provider, browser, "public-protected"))
         assert browser.find_element(By.ID, "sub").text == account_id
         screenshot(browser, "public-2-protected")
+        log = verified_by_apache(rp, "ES256")
+        token_request = re.search(r"url=\S+/oidc/token, data=(\S*)", log)
+        assert token_request and "code_verifier=" in token_request.group(1), "the token request carried the PKCE verifier"
+        assert "client_secret=" not in token_request.group(1)
         sign_out_and_ask_again(browser, provider, rp, "public")
     finally:
         rp.stop()

@@ -143,9 +143,9 @@ def test_oidcc_discovery_endpoint_verification(provider):
     document = provider.discovery
     issuer = provider.issuer
     assert document["issuer"] == issuer
-    for name, path in [("authorization_endpoint", "/oidc/authorize"), ("token_endpoint", "/oidc/token"),
+    for name, path in [("authorization_endpoint", "/authorize"), ("token_endpoint", "/oidc/token"),
                        ("userinfo_endpoint", "/oidc/userinfo"), ("jwks_uri", "/.well-known/jwks.json"),
-                       ("end_session_endpoint", "/oidc/logout"), ("revocation_endpoint", "/oidc/revoke"),
+                       ("end_session_endpoint", "/end-session"), ("revocation_endpoint", "/oidc/revoke"),
                        ("introspection_endpoint", "/api/introspect")]:
         assert document[name] == issuer + path, (name, document.get(name))
     assert document["response_types_supported"] == ["code"]
@@ -186,6 +186,7 @@ def test_oidcc_server(provider, clients):
     described = provider.introspect(tokens["access_token"])
     assert described["active"] is True and described["sub"] == person.account_id
     assert described["aud"] == clients.es256 or clients.es256 in described["aud"]
+    assert (described["client_id"], set(described["scope"].split())) == (clients.es256, {"openid", "profile"}), described
 
 
 def test_oidcc_codereuse(provider, clients):
@@ -341,12 +342,11 @@ def test_oidcc_refresh_token(provider, clients):
     assert refreshed["access_token"] != tokens["access_token"]
     assert refreshed["refresh_token"] and refreshed["refresh_token"] != tokens["refresh_token"]
     assert provider.userinfo(refreshed["access_token"]).json()["sub"] == person.account_id
-    if "id_token" in refreshed:
-        header = jwt.get_unverified_header(refreshed["id_token"])
-        keys = [k for k in jwt.PyJWKSet.from_dict(provider.jwks()).keys if k.key_id == header["kid"]]
-        claims = jwt.decode(refreshed["id_token"], keys[0].key, algorithms=["ES256"], audience=clients.es256, issuer=provider.issuer)
-        assert (claims["sub"], claims["auth_time"]) == (original["sub"], original["auth_time"])
-        assert claims.get("at_hash", left_hash(refreshed["access_token"])) == left_hash(refreshed["access_token"])
+    # Latchkey answers a refresh with an id_token too (Core §12.2 allows it): same iss, sub, aud, auth_time;
+    # a new iat; no nonce.
+    claims = verify_id_token(provider, refreshed["id_token"], clients.es256, nonce=None, access_token=refreshed["access_token"])
+    assert (claims["sub"], claims["auth_time"], claims["azp"]) == (original["sub"], original["auth_time"], original["azp"])
+    assert claims["iat"] >= original["iat"]
     # Another client cannot use it.
     token_error(provider.token({"grant_type": "refresh_token", "refresh_token": refreshed["refresh_token"]},
                                clients.other, clients.other_secret), 400, "invalid_grant")
@@ -401,7 +401,7 @@ def test_oidcc_userinfo_post_body(provider, userinfo_person):
         assert "sub" not in response.text
 
 
-USERINFO_BODY_TOKEN_SUPPORTED = False  # decided after the provider landed; see the test's docstring
+USERINFO_BODY_TOKEN_SUPPORTED = True  # Latchkey reads a form body's access_token on POST (and refuses it beside a header)
 
 
 def test_oidcc_userinfo_refusals(provider, userinfo_person):
@@ -536,19 +536,21 @@ def test_oidcc_unsigned_request_object_supported_correctly_or_rejected_as_unsupp
                    "request_uri_not_supported", params["state"], provider.issuer)
 
 
+@pytest.mark.xfail(strict=True, reason="Latchkey serves /authorize for GET only: a POST answers 404 not_found, where OpenID "
+                   "Connect Core §3.1.2.1 says the authorization endpoint MUST support POST (reported to the lead; strict: "
+                   "this fails as XPASS once POST works, and the mark goes)")
 def test_oidcc_ensure_post_request_succeeds(provider, clients):
-    """Core §3.1.2.1: the authorization endpoint MUST support POST (form-encoded) as well as GET. See
-    AUTHORIZE_POST_SUPPORTED."""
+    """Core §3.1.2.1: the authorization endpoint MUST support POST (form-encoded) as well as GET: the same
+    request POSTed gets Latchkey's page (or a 303 to the same request as a GET, which the browser follows)."""
     params = authorize_params(clients.es256)
     response = provider.http.post(provider.endpoint("authorization_endpoint"), data=params, allow_redirects=False, timeout=30)
-    if AUTHORIZE_POST_SUPPORTED:
-        assert response.status_code == 200 and response.headers["Content-Type"].startswith("text/html"), response.text[:300]
-    else:
-        assert response.status_code == 405, response.text
-        assert response.json()["error"]["code"], response.text
-
-
-AUTHORIZE_POST_SUPPORTED = True  # decided after the provider landed
+    if response.status_code == 303:
+        location = response.headers["Location"]
+        assert location.startswith(provider.discovery["authorization_endpoint"] + "?") or location.startswith("/authorize?"), location
+        assert query_of(location) == params
+        response = provider.get_authorize(location.split("?", 1)[1])
+    assert response.status_code == 200, (response.status_code, response.text[:300])
+    assert response.headers["Content-Type"].startswith("text/html"), response.headers
 
 
 def test_oidcc_login_hint(provider, clients):
@@ -814,18 +816,84 @@ def test_end_session_refuses_an_unregistered_post_logout_uri(provider, clients):
 
 def test_end_session_signs_the_person_out(provider, clients):
     """RP-initiated logout with the page's session ends it (RP-Initiated Logout §2: the OP logs the person
-    out); a later prompt=none says login_required."""
+    out), and the grants made from that session with it — not one with offline_access, which is meant to
+    outlive the session; a later prompt=none says login_required."""
     person = provider.person("Logout Person")
     tokens = provider.exchange(provider.code_for(person, clients.es256, CALLBACK), clients.es256, clients.es256_secret)
+    offline = provider.exchange(provider.code_for(person, clients.rs256, CALLBACK, "openid offline_access"),
+                                clients.rs256, clients.rs256_secret)
     assert provider.server.call("GET", "/api/account", token=person.token)[0] == 200
     query = urllib.parse.urlencode({"id_token_hint": tokens["id_token"], "post_logout_redirect_uri": LOGGED_OUT, "state": "bye"})
     response = provider.http.post(provider.url("/api/oidc/logout"), json={"query": query},
                                   headers={"Authorization": f"Bearer {person.token}"}, timeout=30)
     assert response.status_code == 200 and response.json()["redirect"].startswith(LOGGED_OUT), response.text
     assert provider.server.call("GET", "/api/account", token=person.token)[0] == 401
+    assert provider.introspect(tokens["access_token"]) == {"active": False}
+    userinfo_refused(provider.userinfo(tokens["access_token"]))
+    assert provider.introspect(offline["access_token"])["active"] is True
+    refreshed = provider.token({"grant_type": "refresh_token", "refresh_token": offline["refresh_token"]}, clients.rs256, clients.rs256_secret)
+    assert refreshed.status_code == 200, refreshed.text
+    # The ended session is refused (401, as the page finds it, which then asks as nobody): login_required.
     params = authorize_params(clients.es256, prompt="none")
     status, body = provider.authorization(urllib.parse.urlencode(params), token=person.token)
+    assert status == 401, body
+    status, body = provider.authorization(urllib.parse.urlencode(params))
     assert query_of(body["redirect"])["error"] == "login_required", body
+
+
+def test_a_forged_id_token_hint_does_not_sign_anyone_out(provider, clients, genuine):
+    """With the person's session, a forged hint naming them is not their request: the page must ask them
+    to confirm (RP-Initiated Logout §2), and the session lives on."""
+    person, found = genuine
+    person.sign_in()
+    for forged in forgeries(found["ES256"]["id_token"], provider.jwks())[:4]:
+        query = urllib.parse.urlencode({"id_token_hint": forged, "client_id": clients.es256})
+        response = provider.http.post(provider.url("/api/oidc/logout"), json={"query": query},
+                                      headers={"Authorization": f"Bearer {person.token}"}, timeout=30)
+        assert response.status_code in (200, 400), response.text
+        assert response.status_code == 400 or response.json().get("confirm") is True, response.text
+        assert provider.server.call("GET", "/api/account", token=person.token)[0] == 200
+
+
+# Revocation (RFC 7009).
+
+def revoke(provider, token, client_id, client_secret, hint=None):
+    data = {"token": token}
+    if hint:
+        data["token_type_hint"] = hint
+    auth = (client_id, client_secret) if client_secret else None
+    if not client_secret and client_id:
+        data["client_id"] = client_id
+    return provider.http.post(provider.endpoint("revocation_endpoint"), data=data, auth=auth, timeout=30)
+
+
+def test_revocation(provider, clients):
+    """RFC 7009: the client revokes its refresh token (the grant's access tokens end with it, §2.1) or an
+    access token; another client's attempt changes nothing; an unknown token is 200 (§2.2); an
+    unauthenticated request is 401 invalid_client."""
+    person = provider.person("Revoker")
+    tokens = provider.exchange(provider.code_for(person, clients.es256, CALLBACK, "openid offline_access"), clients.es256, clients.es256_secret)
+    # Another client's attempt: §2.1 says it is refused; Latchkey answers it like an unknown token (200), which
+    # tells that client nothing. Either way the token lives on.
+    for token in (tokens["refresh_token"], tokens["access_token"]):
+        response = revoke(provider, token, clients.other, clients.other_secret)
+        assert response.status_code == 200 or (response.status_code == 400 and response.json()["error"]), response.text
+    assert provider.introspect(tokens["access_token"])["active"] is True
+    token_error(revoke(provider, tokens["refresh_token"], clients.es256, clients.es256_secret + "x"), 401, "invalid_client")
+    bare = provider.http.post(provider.endpoint("revocation_endpoint"), data={"token": tokens["refresh_token"]}, timeout=30)
+    token_error(bare, 401, "invalid_client")
+    assert provider.introspect(tokens["access_token"])["active"] is True
+    assert revoke(provider, tokens["refresh_token"], clients.es256, clients.es256_secret, "refresh_token").status_code == 200
+    token_error(provider.token({"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]},
+                               clients.es256, clients.es256_secret), 400, "invalid_grant")
+    assert provider.introspect(tokens["access_token"]) == {"active": False}
+    userinfo_refused(provider.userinfo(tokens["access_token"]))
+    # An access token alone, by a public client.
+    flow = provider.code_for(person, clients.public, NATIVE)
+    public = provider.exchange(flow, clients.public)
+    assert revoke(provider, public["access_token"], clients.public, None, "access_token").status_code == 200
+    assert provider.introspect(public["access_token"]) == {"active": False}
+    assert revoke(provider, "no-such-token", clients.es256, clients.es256_secret).status_code == 200
 
 
 # Client authentication at the token endpoint.
