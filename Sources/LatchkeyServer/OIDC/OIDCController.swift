@@ -42,6 +42,7 @@ struct OIDCController: Sendable {
         }
         root.get(".well-known/webfinger") { request, _ in try webfinger(request) }
         root.get("authorize") { request, context in try await authorizePage(request) }
+        root.post("authorize") { request, context in try await authorizeByPost(request) }
         root.get("end-session") { request, context in try await endSessionPage(request) }
         root.post("oidc/token") { request, context in try await token(request, context: context) }
         root.get("oidc/userinfo") { request, _ in try await userInfo(request, form: nil) }
@@ -71,6 +72,24 @@ struct OIDCController: Sendable {
             return Self.response(problem, issuer: provider.settings.issuer)
         }
         return try pageResponse(request)
+    }
+
+    /// `POST /authorize` (Core §3.1.2.1: the endpoint MUST take POST too), a form: read like the query of a
+    /// GET, then the browser is sent to the same request as a GET on this origin, where the page reads it
+    /// from its address.
+    private func authorizeByPost(_ request: Request) async throws -> Response {
+        let provider = try enabled()
+        guard RequestBody.contentType(of: request, isOneOf: .form) else {
+            return OIDCErrorPage.response(APIError(.oidcMalformedRequest, "A sign-in request sent by POST must be a form (application/x-www-form-urlencoded)."))
+        }
+        let body = String(decoding: try await RequestBody.collect(request).readableBytesView, as: UTF8.self)
+        do {
+            _ = try await provider.request(query: Substring(body))
+        } catch let problem as OIDCAuthorizationRequest.Problem {
+            return Self.response(problem, issuer: provider.settings.issuer)
+        }
+        let parameters = (try? OAuthParameters(parsing: Substring(body)))?.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } ?? []
+        return Response(status: .seeOther, headers: [.location: "authorize?" + OAuthParameters.encode(parameters), .cacheControl: "no-store"])
     }
 
     /// `POST /api/oidc/authorization` and `/api/oidc/consent`: the decision for the person's session.
