@@ -13,6 +13,9 @@ extension SQL {
         FROM oidc_grants g JOIN oidc_clients c ON c.id = g.client_id WHERE g.account_id = $1
         """)
     static let oidcClientName = StoreStatement("SELECT name FROM oidc_clients WHERE id = $1")
+    static let liveOIDCAppGrants = StoreStatement("""
+        SELECT count(*) AS n FROM oidc_grants WHERE account_id = $1 AND client_id = $2 AND revoked_at IS NULL AND expires_at > $3
+        """)
     static let deleteOIDCConsent = StoreStatement("DELETE FROM oidc_consents WHERE account_id = $1 AND client_id = $2 RETURNING client_id")
     /// Every grant of the account for the client ($3: now); their refresh and access tokens stop with them.
     static let revokeOIDCAppGrants = StoreStatement("""

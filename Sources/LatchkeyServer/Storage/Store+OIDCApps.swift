@@ -50,16 +50,19 @@ extension Store {
     }
 
     /// Ends the account's access for `clientId`: deletes the consent and revokes every grant, with the
-    /// event `event(clientName)`. False when there was nothing to end (no such client, no consent and
-    /// no grant left to revoke).
+    /// event `event(clientName)`. False when there was nothing to end (no such client, or neither a
+    /// consent nor a live grant: what the list would not show), and then nothing changes.
     func revokeOIDCApp(accountId: String, clientId: String, at now: Date, event: @escaping @Sendable (_ clientName: String) -> AuditEvent) async throws -> Bool {
         try await connections.transaction { db in
             guard let name = try await db.first(StoreQuery(SQL.oidcClientName, .text(clientId)))?.decode(column: "name", as: String.self) else {
                 return false
             }
+            // Only an app the list shows can be taken back; an app whose grants all ran out has nothing to end.
+            let live = try await db.first(StoreQuery(SQL.liveOIDCAppGrants, .text(accountId), .text(clientId), .milliseconds(now)))?
+                .decode(column: "n", as: Int.self) ?? 0
             let consents = try await db.changedRows(StoreQuery(SQL.deleteOIDCConsent, .text(accountId), .text(clientId)))
-            let grants = try await db.changedRows(StoreQuery(SQL.revokeOIDCAppGrants, .text(accountId), .text(clientId), .milliseconds(now)))
-            guard consents + grants > 0 else { return false }
+            guard consents + live > 0 else { return false }
+            try await db.run(StoreQuery(SQL.revokeOIDCAppGrants, .text(accountId), .text(clientId), .milliseconds(now)))
             try await audit.append([event(name)], on: db)
             return true
         }
