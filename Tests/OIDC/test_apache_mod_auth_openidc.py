@@ -88,9 +88,10 @@ def page_fetch(driver, method, path, body=None):
           done([r.status, j]); }, (e) => done([0, String(e)]));""", method, path, body)
 
 
-def sign_up(driver, provider, display_name, username):
-    """Registers a passkey on Latchkey's page (at /), then an operator gives the account a username
-    (`latchkey admin accounts set ACCOUNT --username …`): returns the account id."""
+def sign_up(driver, provider, display_name, username, by_operator=False):
+    """Registers a passkey on Latchkey's page (at /) and gives the account a username: as the person does,
+    through PATCH /api/account with the page's session, or as an operator does (`latchkey admin accounts
+    set ACCOUNT --username …`). Returns the account id."""
     driver.get(provider.issuer + "/")
     field = wait(driver).until(lambda d: d.find_element(By.ID, "passkey-name") if d.find_element(By.ID, "passkey-name").is_displayed() else None)
     field.send_keys(display_name)
@@ -98,7 +99,11 @@ def sign_up(driver, provider, display_name, username):
     wait(driver).until(lambda d: d.find_element(By.ID, "account").is_displayed())
     status, account = page_fetch(driver, "GET", "api/account")
     assert status == 200, account
-    provider.set_account(account["id"], "--username", username)
+    if by_operator:
+        provider.set_account(account["id"], "--username", username)
+    else:
+        status, changed = page_fetch(driver, "PATCH", "api/account", {"username": username})
+        assert status == 200 and changed["username"] == username, changed
     return account["id"]
 
 
@@ -170,7 +175,7 @@ def test_confidential_rs256_client(provider, browser):
     client_id, secret, client = provider.add_client(
         "Apache (confidential)", [f"{rp_origin}/protected/redirect_uri"], alg="RS256",
         post_logout_uris=[f"{rp_origin}/loggedout.html"], scopes=("openid", "profile"))
-    assert client["idTokenAlg" if "idTokenAlg" in client else "idTokenAlgorithm"] == "RS256", client
+    assert (client["idTokenAlg"], client["public"], client["redirectUris"]) == ("RS256", False, [f"{rp_origin}/protected/redirect_uri"]), client
     account_id = sign_up(browser, provider, "Alice Example", "alice")
     rp = apache_rp.ApacheRP(provider_metadata_url=f"{provider.issuer}/.well-known/openid-configuration",
                             client_id=client_id, client_secret=secret, port=port)
@@ -209,7 +214,7 @@ def test_public_client_with_pkce(provider, browser):
         "Apache (public)", [f"{rp_origin}/protected/redirect_uri"], public=True, first_party=True,
         post_logout_uris=[f"{rp_origin}/loggedout.html"], scopes=("openid", "profile"))
     assert secret is None
-    account_id = sign_up(browser, provider, "Bob Example", "bob")
+    account_id = sign_up(browser, provider, "Bob Example", "bob", by_operator=True)
     # Signed out of Latchkey first: the authorize view must sign the person in with the passkey.
     assert page_fetch(browser, "POST", "api/logout")[0] == 204
     rp = apache_rp.ApacheRP(provider_metadata_url=f"{provider.issuer}/.well-known/openid-configuration",

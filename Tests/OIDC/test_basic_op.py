@@ -388,20 +388,15 @@ def test_oidcc_userinfo_post_header(provider, userinfo_person):
 
 def test_oidcc_userinfo_post_body(provider, userinfo_person):
     """RFC 6750 §2.2: the form-encoded body parameter is optional for a resource server ("MAY"), and the
-    conformance module accepts either outcome. SERVER_CHOICE is what Latchkey chose."""
+    conformance module accepts either outcome. Latchkey accepts it on POST — and refuses a request that
+    sends the token both ways (§2: "MUST NOT use more than one method")."""
     person, tokens = userinfo_person
     response = provider.userinfo(tokens["access_token"], "post-body")
-    if USERINFO_BODY_TOKEN_SUPPORTED:
-        assert response.status_code == 200, response.text
-        expected_userinfo(response.json(), person)
-    else:
-        # Refused as a request without a token (RFC 6750 §3.1: no error code when no credentials came).
-        assert response.status_code in (400, 401), response.text
-        assert response.headers.get("WWW-Authenticate", "").startswith("Bearer"), response.headers
-        assert "sub" not in response.text
-
-
-USERINFO_BODY_TOKEN_SUPPORTED = True  # Latchkey reads a form body's access_token on POST (and refuses it beside a header)
+    assert response.status_code == 200, response.text
+    expected_userinfo(response.json(), person)
+    both = provider.http.post(provider.endpoint("userinfo_endpoint"), data={"access_token": tokens["access_token"]},
+                              headers={"Authorization": f"Bearer {tokens['access_token']}"}, timeout=30)
+    assert (both.status_code, both.json()["error"]) == (400, "invalid_request"), both.text
 
 
 def test_oidcc_userinfo_refusals(provider, userinfo_person):
@@ -536,17 +531,15 @@ def test_oidcc_unsigned_request_object_supported_correctly_or_rejected_as_unsupp
                    "request_uri_not_supported", params["state"], provider.issuer)
 
 
-@pytest.mark.xfail(strict=True, reason="Latchkey serves /authorize for GET only: a POST answers 404 not_found, where OpenID "
-                   "Connect Core §3.1.2.1 says the authorization endpoint MUST support POST (reported to the lead; strict: "
-                   "this fails as XPASS once POST works, and the mark goes)")
 def test_oidcc_ensure_post_request_succeeds(provider, clients):
     """Core §3.1.2.1: the authorization endpoint MUST support POST (form-encoded) as well as GET: the same
     request POSTed gets Latchkey's page (or a 303 to the same request as a GET, which the browser follows)."""
     params = authorize_params(clients.es256)
     response = provider.http.post(provider.endpoint("authorization_endpoint"), data=params, allow_redirects=False, timeout=30)
     if response.status_code == 303:
-        location = response.headers["Location"]
-        assert location.startswith(provider.discovery["authorization_endpoint"] + "?") or location.startswith("/authorize?"), location
+        # Latchkey's answer: the same request as a GET (a relative reference, as RFC 9110 §10.2.2 allows).
+        location = urllib.parse.urljoin(provider.discovery["authorization_endpoint"], response.headers["Location"])
+        assert without_query(location) == provider.discovery["authorization_endpoint"], location
         assert query_of(location) == params
         response = provider.get_authorize(location.split("?", 1)[1])
     assert response.status_code == 200, (response.status_code, response.text[:300])
