@@ -11,7 +11,6 @@ Tests/Tokens). --rate-limit 0: a suite makes many requests from one address.
 import base64
 import hashlib
 import json
-import os
 import pathlib
 import secrets
 import subprocess

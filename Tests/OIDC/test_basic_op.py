@@ -21,7 +21,7 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from oidc_support import ALL_SCOPES, Provider, left_hash, pkce_pair, query_of, without_query  # noqa: F401
+from oidc_support import ALL_SCOPES, left_hash, pkce_pair, query_of, without_query
 
 CALLBACK = "https://rp.example.test/callback"
 OTHER_CALLBACK = "https://other.example.test/callback"

@@ -19,6 +19,7 @@ readable to it. As another user, Apache keeps that user (it changes users only w
 """
 import os
 import pathlib
+import secrets
 import shutil
 import signal
 import subprocess
@@ -62,6 +63,7 @@ def configuration(*, root, port, provider_metadata_url, client_id, client_secret
     modules = ["mpm_event", "authn_core", "authz_core", "authz_user", "mime", "dir", "include", "auth_openidc"]
     lines = [f"ServerRoot {root}", f"PidFile {root}/httpd.pid", f"Listen 127.0.0.1:{port}",
              f"ServerName 127.0.0.1:{port}", f"DefaultRuntimeDir {root}/run", f"ErrorLog {root}/error.log",
+             # mod_auth_openidc at debug: the tests read what it verified (the id_token's header) from it.
              "LogLevel warn auth_openidc:debug", "LogFormat \"%h %t \\\"%r\\\" %>s %b\" common",
              f"CustomLog {root}/access.log common", f"Mutex file:{root}/run default"]
     lines += [f"LoadModule {name}_module {MODULES}/mod_{name}.so" for name in modules]
@@ -93,7 +95,7 @@ def configuration(*, root, port, provider_metadata_url, client_id, client_secret
         "OIDCCacheType shm",
         # mod_auth_openidc's caches live in this instance's shared memory; its metadata cache directory
         # (for OIDCMetadataDir only) is not used.
-        f"<Location /protected/>", "  AuthType openid-connect", "  Require valid-user",
+        "<Location /protected/>", "  AuthType openid-connect", "  Require valid-user",
         "  Options +Includes", "</Location>",
         f"<Directory {root}/htdocs/protected>", "  Options +Includes", "</Directory>",
     ]
@@ -130,7 +132,6 @@ class ApacheRP:
             PROTECTED_PAGE.replace("LOGGED_OUT_URL", urllib.request.quote(self.logged_out_url, safe="")))
         (htdocs / "loggedout.html").write_text(LOGGED_OUT_PAGE)
         (htdocs / "healthz.html").write_text("ok\n")
-        import secrets
         (self.root / "httpd.conf").write_text(configuration(
             root=self.root, port=self.port, provider_metadata_url=self.provider_metadata_url,
             client_id=self.client_id, client_secret=self.client_secret, pkce=self.pkce, scope=self.scope,
