@@ -396,6 +396,18 @@ enum Migrations {
                 "CREATE INDEX oidc_refresh_tokens_by_grant ON oidc_refresh_tokens (grant_id)",
             ]
         },
+        // What the client said about a new passkey (issue 32): whether it is discoverable (credProps' `rk`)
+        // and whether it can evaluate a PRF (prf's `enabled`), each null when the client did not say — every
+        // passkey made before. (Version 13 is another change's; versions need not be contiguous.)
+        Migration(
+            version: 14,
+            summary: "Passkeys record whether they are discoverable (credProps) and can evaluate a PRF (prf), when the client said."
+        ) { _ in
+            [
+                "ALTER TABLE credentials ADD COLUMN discoverable INTEGER",
+                "ALTER TABLE credentials ADD COLUMN prf_enabled INTEGER",
+            ]
+        },
     ]
 
     /// The newest schema version this build knows.
