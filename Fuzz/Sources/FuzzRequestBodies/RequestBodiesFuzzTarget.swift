@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import WebAuthn
 // `@testable`: LatchkeyAPI's declarations are `package`, which another package sees only this way (the
 // main package builds it with -enable-testing under LATCHKEY_FUZZ_INSTRUMENT=1).
 @testable import LatchkeyAPI
@@ -16,7 +17,7 @@ enum RequestBodiesFuzzTarget {
     static func run(_ bytes: [UInt8]) {
         guard let selector = bytes.first else { return }
         let body = Data(bytes.dropFirst())
-        switch selector % 5 {
+        switch selector % 6 {
         case 0:
             guard let request = decode(RegistrationOptionsRequest.self, body) else { return }
             if let name = request.displayName { checkRule { try InputRules.displayName(name) } }
@@ -25,14 +26,44 @@ enum RequestBodiesFuzzTarget {
             guard let request = decode(RegistrationVerifyRequest.self, body) else { return }
             _ = InputRules.transports(request.credential.response.transports ?? [])
         case 2:
-            _ = decode(LoginVerifyRequest.self, body)
+            guard let request = decode(LoginVerifyRequest.self, body), let results = request.credential.clientExtensionResults.prf?.results else { return }
+            checkPRF { try InputRules.prfResults(results) }
         case 3:
             guard let request = decode(AccountUpdateRequest.self, body) else { return }
             if let name = request.displayName { checkRule { try InputRules.displayName(name) } }
             if let credo = request.credo { checkRule { try InputRules.credo(credo) } }
-        default:
+        case 4:
             guard let request = decode(RenamePasskeyRequest.self, body) else { return }
             checkRule { try InputRules.passkeyName(request.name) }
+        default:
+            guard let request = decode(LoginOptionsRequest.self, body), let prf = request.prf else { return }
+            checkPRF { try InputRules.prfInputs(prf) }
+        }
+    }
+
+    /// The PRF rules: a value is refused only with a 422, and an accepted one is canonical base64url of
+    /// the allowed sizes, for at most `InputRules.prfCredentials` credentials.
+    private static func checkPRF<T>(_ rule: () throws -> T) {
+        do {
+            let accepted = try rule()
+            let values: [PRFValuesJSON]
+            switch accepted {
+            case let inputs as PRFInputsJSON:
+                fuzzCheck((inputs.evalByCredential?.count ?? 0) <= InputRules.prfCredentials, "more credentials than allowed")
+                values = [inputs.eval].compactMap { $0 } + (inputs.evalByCredential.map { Array($0.values) } ?? [])
+            case let outputs as PRFValuesJSON:
+                values = [outputs]
+            default:
+                values = []
+            }
+            for text in values.flatMap({ [$0.first] + [$0.second].compactMap { $0 } }) {
+                let bytes = Base64URL.decode(text)
+                fuzzCheck(bytes.map { Base64URL.encode($0) == text && (1...64).contains($0.count) } == true, "an accepted PRF value is not canonical")
+            }
+        } catch let error as APIError {
+            fuzzCheck(error.kind == .invalidField, "a PRF value refused with \(error.kind), not 422")
+        } catch {
+            fuzzCheck(false, "a PRF value refused with \(type(of: error)), which the server answers with 500")
         }
     }
 
