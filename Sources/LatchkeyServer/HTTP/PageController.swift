@@ -40,6 +40,7 @@ struct PageController: Sendable {
             ("/app-list.js", "app-list", "js", "text/javascript; charset=utf-8"),
             ("/activity.js", "activity", "js", "text/javascript; charset=utf-8"),
             ("/recovery.js", "recovery", "js", "text/javascript; charset=utf-8"),
+            ("/oidc.js", "oidc", "js", "text/javascript; charset=utf-8"),
             ("/style.css", "style", "css", "text/css; charset=utf-8"),
         ]
         var assets: [String: Asset] = [:]

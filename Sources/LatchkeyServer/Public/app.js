@@ -7,6 +7,7 @@ import { renderActivity } from "./activity.js";
 import { api, ApiError } from "./api.js";
 import { renderApps } from "./app-list.js";
 import { renderPasskeys } from "./passkey-list.js";
+import { authorize, endSession, isAuthorizePage, isEndSessionPage } from "./oidc.js";
 import { hideRecovery, isRecoveryPage, setUpRecovery, showRecovery, takeCodeFromAddress } from "./recovery.js";
 import { $, clearMessages, countCharacters, isUnavailable, modal, say, setUnavailable, warn, whileBusy } from "./ui.js";
 import {
@@ -23,6 +24,9 @@ let rpId = location.hostname;
 let browser = { webauthn: false, conditionalGet: false, secureContext: true };
 let conditional = null;
 const deleteDialog = modal($("delete-dialog"));
+// Signing in to another app (oidc.js): once the person has signed in here, the flow goes on instead of
+// the account being shown.
+let afterSignIn = null;
 
 // The state of the background autofill request, kept on <body> for the browser tests: "starting",
 // "waiting" (the browser holds it until the person picks a passkey), "ended", "unavailable", "off".
@@ -73,6 +77,13 @@ function showUnsupported() {
 
 function showAccount(data, { focus = true } = {}) {
   cancelConditionalLogin();
+  if (afterSignIn) {
+    const next = afterSignIn;
+    afterSignIn = null;
+    $("welcome").hidden = true;
+    next(data);
+    return;
+  }
   account = data;
   $("welcome").hidden = true;
   $("unsupported").hidden = true;
@@ -480,6 +491,20 @@ async function start() {
   setUpRecovery({ explain, signIn: (button) => login(button, { recovered: true }) });
 
   browser = await capabilities();
+  if (isAuthorizePage() || isEndSessionPage()) {
+    const hooks = {
+      explain,
+      showSignIn: (appName, next) => {
+        afterSignIn = next;
+        $("oidc-context").hidden = false;
+        $("oidc-context").textContent = `Sign in to continue to ${appName}.`;
+        showWelcome({ autofill: true });
+        $("welcome-title").focus();
+      },
+    };
+    if (isAuthorizePage()) await authorize(hooks); else await endSession(hooks);
+    return;
+  }
   if (recovery) {
     // The recovery view, whoever is signed in here: nothing else starts (no autofill, no account).
     autofillState("off");
