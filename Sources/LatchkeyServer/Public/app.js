@@ -411,7 +411,9 @@ async function update(event) {
       if (usernameChanged()) body.username = typedUsername() === "" ? null : typedUsername();
       showUsernameError(null);
       const updated = await api("PATCH", "api/account", body);
-      account = { ...account, ...updated };
+      // The answer is the account as sign-up and login give it; the username is as sent (already in the
+      // server's form: trimmed, lower case).
+      account = { ...account, ...updated, ...("username" in body ? { username: body.username } : {}) };
       $("display-name").value = account.displayName;
       $("username").value = account.username ?? "";
       $("signed-in-as").textContent = account.displayName;
