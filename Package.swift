@@ -88,6 +88,7 @@ let package = Package(
             dependencies: [
                 "LatchkeyAPI", "WebAuthn", "CBOR", "CSQLite3",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
