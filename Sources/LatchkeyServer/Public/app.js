@@ -5,6 +5,9 @@
 
 import { renderActivity } from "./activity.js";
 import { api, ApiError } from "./api.js";
+import {
+  hasPendingConfirmation, hideEmail, isVerifyEmailPage, offerRecoveryEmail, setUpEmail, showEmail, takeTokenFromAddress,
+} from "./email.js";
 import { renderPasskeys } from "./passkey-list.js";
 import { hideRecovery, isRecoveryPage, setUpRecovery, showRecovery, takeCodeFromAddress } from "./recovery.js";
 import { $, clearMessages, countCharacters, isUnavailable, modal, say, setUnavailable, warn, whileBusy } from "./ui.js";
@@ -50,6 +53,7 @@ function showWelcome({ autofill = false } = {}) {
   $("account").hidden = true;
   $("session-bar").hidden = true;
   hideRecovery();
+  hideEmail();
   showRecoveryRisk(null);
   $("main").dataset.view = "welcome";
   if (!browser.webauthn) {
@@ -77,7 +81,7 @@ function showAccount(data, { focus = true } = {}) {
   $("unsupported").hidden = true;
   hideRecovery();
   // Signed in after a recovery: the address becomes the page's own again, so that a reload shows the account.
-  if (isRecoveryPage()) history.replaceState(null, "", "./");
+  if (isRecoveryPage() || isVerifyEmailPage()) history.replaceState(null, "", "./");
   showRecoveryRisk(data.recoveryRisk ?? null);
   $("account").hidden = false;
   $("session-bar").hidden = false;
@@ -89,6 +93,7 @@ function showAccount(data, { focus = true } = {}) {
   refreshUpdateButton();
   clearActivity();
   loadPasskeys().then(() => loadActivity());
+  showEmail();
   if (focus) $("account-title").focus();
 }
 
@@ -406,6 +411,8 @@ async function start() {
   // A recovery link's code is read, and taken out of the address bar, before anything else.
   const recovery = isRecoveryPage();
   const code = recovery ? takeCodeFromAddress() : "";
+  // So is an email confirmation link's token (email.js keeps it until the person is signed in).
+  if (isVerifyEmailPage()) takeTokenFromAddress();
   for (const id of ["welcome-title", "account-title"]) $(id).tabIndex = -1;
   $("passkey-name").addEventListener("input", refreshRegisterButton);
   $("passkey-name").addEventListener("focus", () => startConditionalLogin());
@@ -422,12 +429,13 @@ async function start() {
   $("add-passkey").addEventListener("click", addPasskey);
   $("activity-more").addEventListener("click", moreActivity);
   setUpRecovery({ explain, signIn: (button) => login(button, { recovered: true }) });
+  setUpEmail({ explain, changed: () => { if (account) loadActivity(); } });
 
   browser = await capabilities();
   if (recovery) {
     // The recovery view, whoever is signed in here: nothing else starts (no autofill, no account).
     autofillState("off");
-    if (browser.webauthn) showRecovery(code); else showUnsupported();
+    if (browser.webauthn) { showRecovery(code); offerRecoveryEmail(); } else showUnsupported();
     return;
   }
   if (!browser.conditionalGet) autofillState(browser.webauthn ? "unavailable" : "off");
@@ -437,6 +445,7 @@ async function start() {
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 401)) warn(explain(e));
     showWelcome({ autofill: true });
+    if (hasPendingConfirmation()) say("Sign in to confirm your email address: it is confirmed for the account you sign in to.");
   }
 }
 

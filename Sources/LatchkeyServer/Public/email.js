@@ -1,0 +1,162 @@
+// Email for recovery, where the server sends mail (--smtp-url): the account view's "Email address" card
+// (give an address, a confirmation link is mailed to it; remove it), the confirmation itself (the link
+// …/verify-email#TOKEN: the token is read and cleared from the address bar at once, kept in this
+// module's memory only, and sent once the person is signed in to the account it was made for), and on
+// the recovery view "Email me a recovery link" (where the server mails them, --recovery-email). The
+// server answers that last request the same whether or not it knows the address; so does this page.
+
+import { api } from "./api.js";
+import { $, say, warn, whileBusy } from "./ui.js";
+
+let hooks = { explain: (e) => String(e), changed: () => {} };
+// GET api/account/email while the account view is shown: { email, verified, mail, recovery }.
+let current = null;
+// A confirmation link's token, until it has been sent (once signed in).
+let pendingToken = "";
+
+// Whether the page was opened at …/verify-email (under whatever prefix the page is mounted at).
+export const isVerifyEmailPage = () => /\/verify-email$/.test(location.pathname);
+
+// Reads the confirmation link's token and removes it from the address bar and this history entry, so
+// that it is not left where it could be seen, bookmarked or shared. True when there was one.
+export function takeTokenFromAddress() {
+  const fragment = location.hash.slice(1).trim();
+  if (location.hash !== "" || location.href.endsWith("#")) {
+    history.replaceState(history.state, "", location.pathname + location.search);
+  }
+  pendingToken = /^[A-Za-z0-9_-]{43}$/.test(fragment) ? fragment : "";
+  return pendingToken !== "";
+}
+
+export const hasPendingConfirmation = () => pendingToken !== "";
+
+// ---- the account view's card ----
+
+function render() {
+  const known = current?.email ?? null;
+  $("email-card").hidden = !current || (!current.mail && !known);
+  if (!current) return;
+  $("email-hint").textContent = current.recovery
+    ? "If you ever lose all your passkeys, a recovery link can be sent to this address once it is confirmed."
+    : "Apps you sign in to with this account may be given this address once it is confirmed.";
+  $("email-tradeoff").hidden = !current.recovery;
+  $("email-state").hidden = !known;
+  $("email-current").textContent = known ?? "";
+  $("email-status").textContent = current.verified ? "Confirmed" : "Not confirmed yet";
+  $("email-form").hidden = !current.mail;
+  $("email-label").textContent = known ? "A new email address" : "Your email address";
+  $("email-save").textContent = known && !current.verified ? "Send the confirmation link again" : "Send a confirmation link";
+  $("email-remove").hidden = !known;
+  if (known && !current.verified && $("email-address").value === "") $("email-address").value = known;
+}
+
+// Shows the card for the signed-in account, then sends a pending confirmation (from …/verify-email).
+export async function showEmail() {
+  try {
+    current = await api("GET", "api/account/email");
+  } catch (e) {
+    current = null;
+    console.info("Latchkey: the account's email address could not be read:", e?.message ?? e);
+  }
+  render();
+  if (pendingToken) await confirm();
+}
+
+export function hideEmail() {
+  current = null;
+  $("email-address").value = "";
+  render();
+}
+
+async function save(event) {
+  event.preventDefault();
+  const address = $("email-address").value.trim();
+  if (!address) {
+    warn("Type the email address to confirm.");
+    $("email-address").focus();
+    return;
+  }
+  await whileBusy($("email-save"), "Sending…", async () => {
+    try {
+      current = await api("PUT", "api/account/email", { email: address });
+      $("email-address").value = "";
+      render();
+      say(current.verified
+        ? `${current.email} is already your confirmed address.`
+        : `A confirmation link is on its way to ${current.email}. Open it in a browser where you are signed in here; it works for 24 hours.`);
+      hooks.changed();
+    } catch (e) {
+      warn(hooks.explain(e));
+      $("email-address").focus();
+    }
+  });
+}
+
+async function remove() {
+  await whileBusy($("email-remove"), "Removing…", async () => {
+    try {
+      await api("DELETE", "api/account/email");
+      current = { ...current, email: null, verified: false };
+      $("email-address").value = "";
+      render();
+      say("Your email address was removed. No recovery link can be sent for your account now.");
+      $("email-address").focus();
+      hooks.changed();
+    } catch (e) { warn(hooks.explain(e)); }
+  });
+}
+
+async function confirm() {
+  const token = pendingToken;
+  pendingToken = "";
+  try {
+    current = await api("POST", "api/account/email/verify", { token });
+    render();
+    say(`Your email address ${current.email} is confirmed.`);
+    hooks.changed();
+  } catch (e) {
+    warn(hooks.explain(e));
+  }
+  $("email-title").focus();
+}
+
+// ---- the recovery view's "Email me a recovery link" ----
+
+// Shows the form when the server mails recovery links.
+export async function offerRecoveryEmail() {
+  try {
+    const { enabled } = await api("GET", "api/recovery/email");
+    $("recover-email-form").hidden = !enabled;
+  } catch {
+    $("recover-email-form").hidden = true;
+  }
+}
+
+async function requestRecoveryLink(event) {
+  event.preventDefault();
+  const address = $("recover-email").value.trim();
+  if (!address) {
+    warn("Type the email address you confirmed for your account.");
+    $("recover-email").focus();
+    return;
+  }
+  await whileBusy($("recover-email-send"), "Sending…", async () => {
+    try {
+      await api("POST", "api/recovery/email", { email: address });
+      say(`If ${address} is the confirmed address of an account here, a recovery link is on its way to it. `
+        + "It works once, for an hour. Check your inbox, and your spam folder.");
+    } catch (e) {
+      warn(hooks.explain(e));
+      $("recover-email").focus();
+    }
+  });
+}
+
+// Wires the controls once. `explain(error)` words a failure; `changed()` after the account's history grew.
+export function setUpEmail(options) {
+  hooks = { ...hooks, ...options };
+  $("email-title").tabIndex = -1;
+  $("email-form").addEventListener("submit", save);
+  $("email-remove").addEventListener("click", remove);
+  $("recover-email-form").addEventListener("submit", requestRecoveryLink);
+}
