@@ -119,3 +119,30 @@ package struct EmailVerifyRequest: JSONReadable {
         token = try reader.string("token")
     }
 }
+
+/// `POST /api/oidc/authorization` and `POST /api/oidc/consent`: the authorization request's query as
+/// the page received it at `/authorize`, the stamp a login interaction gave (`after`), and on the consent
+/// screen the person's answer (`allow`).
+package struct OIDCAuthorizationBody: JSONReadable {
+    package let query: String
+    package let after: String?
+    package let allow: Bool?
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        query = try reader.string("query")
+        after = try reader.optionalString("after")
+        allow = try reader.optionalBool("allow")
+    }
+}
+
+/// `POST /api/oidc/logout`: the end-session request's query, and whether the person confirmed signing
+/// out (needed when the request carries no valid `id_token_hint`).
+package struct OIDCLogoutBody: JSONReadable {
+    package let query: String
+    package let confirmed: Bool?
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        query = try reader.string("query")
+        confirmed = try reader.optionalBool("confirmed")
+    }
+}

@@ -55,6 +55,8 @@ struct Housekeeping: Service {
             try await store.purgeDeviceRequests(before: now - 20 * 60)
             // Email confirmation links once expired; the mail log once outside every limit's window.
             try await store.purgeMail(tokensExpiredBefore: now, loggedBefore: now - 86400)
+            // OpenID Connect grants a day past their end, with their codes and refresh tokens.
+            try await store.purgeOIDCGrants(now: now)
             runs?.increment()
             logger.debug("housekeeping purged expired rows", metadata: ["instance": "\(instance)"])
         }

@@ -46,6 +46,8 @@ struct BenchCommand: AsyncParsableCommand {
     var pin = false
     @Flag(help: "Also measure registrations: per iteration options, a new passkey made by SoftAuthenticator, verify (a new account each time).")
     var registration = false
+    @Flag(help: "Also measure a whole OpenID Connect sign-in (the server started with --oidc): per iteration a passkey login, the authorization (a first-party client: no consent), the code for tokens at /oidc/token, and /oidc/userinfo.")
+    var oidc = false
 
     enum LoadGenerator: String, ExpressibleByArgument {
         case lean
@@ -61,6 +63,10 @@ struct BenchCommand: AsyncParsableCommand {
             throw ValidationError("--origin and --server-pid go with --server")
         }
         guard !pin || CPUAffinity.coreCount >= 2 else { throw ValidationError("--pin needs at least two cores") }
+        guard !oidc || client == .lean else { throw ValidationError("--oidc runs with the lean client") }
+        guard !oidc || server == nil else {
+            throw ValidationError("--oidc registers its client in the database of the server the benchmark starts; it does not go with --server")
+        }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -86,7 +92,9 @@ struct BenchCommand: AsyncParsableCommand {
                 print(String(format: "latchkey bench: %d accounts inserted in %.1f s", bulk, Double(took.components.seconds) + Double(took.components.attoseconds) / 1e18))
             }
             bulkInserted = max(bulk, 0)
-            let process = try BenchServer.start(database: database ?? "sqlite:\(directory.path)/bench.sqlite", logLevel: serverLogLevel)
+            if oidc { try await BenchOIDCClient.register(secret: Self.oidcSecret, into: location, logger: Logger(label: "bench")) }
+            let process = try BenchServer.start(
+                database: database ?? "sqlite:\(directory.path)/bench.sqlite", logLevel: serverLogLevel, oidc: oidc)
             started = process
             target = try BenchTarget(url: process.base, origin: BenchServer.origin)
             pids = [process.pid]
@@ -131,7 +139,7 @@ struct BenchCommand: AsyncParsableCommand {
         print("what            clients    done     per s  p50 ms  p99 ms  server CPU µs/each\(postgresCPU ? "  postgres CPU µs/each" : "")")
         for count in clientCounts {
             var perLogin: [Iteration: Double] = [:]
-            for iteration in [Iteration.login] + (registration ? [.registration] : []) + (floor ? [.floor] : []) {
+            for iteration in [Iteration.login] + (registration ? [.registration] : []) + (oidc ? [.oidc] : []) + (floor ? [.floor] : []) {
                 let before = cpu()
                 let result = try await measure(api: api, target: target, users: Array(loginUsers.prefix(count)), iteration: iteration)
                 let after = cpu()
@@ -143,6 +151,9 @@ struct BenchCommand: AsyncParsableCommand {
                     format: "%@  %7d  %6d  %8.1f  %6.2f  %6.2f  %19@%@", iteration.label, count, result.latencies.count,
                     Double(result.latencies.count) / result.elapsed, percentile(result.latencies, 0.50) * 1000,
                     percentile(result.latencies, 0.99) * 1000, serverCPU, postgres))
+            }
+            if let login = perLogin[.login], let flow = perLogin[.oidc], login > 0, !pids.isEmpty {
+                print(String(format: "ratio           %7d  server CPU per OpenID Connect flow / login: %.2f×", count, flow / login))
             }
             if let login = perLogin[.login], let floor = perLogin[.floor], floor > 0, !pids.isEmpty {
                 print(String(format: "ratio           %7d  server CPU per login / floor: %.2f×", count, login / floor))
@@ -161,12 +172,15 @@ struct BenchCommand: AsyncParsableCommand {
         case registration
         /// The same signing, between two GET /healthz: what two requests cost the server with the same pacing.
         case floor
+        /// A login, then the OpenID Connect authorization, token and UserInfo requests (`--oidc`).
+        case oidc
 
         var label: String {
             switch self {
             case .login: "login         "
             case .registration: "registration  "
             case .floor: "floor (healthz)"
+            case .oidc: "oidc flow     "
             }
         }
 
@@ -226,6 +240,7 @@ struct BenchCommand: AsyncParsableCommand {
                             try await api.register(
                                 displayName: "bench-new", authenticator: SoftAuthenticator(store: InMemoryCredentialStore()), origin: origin)
                         case .floor: try await api.floor(authenticator: user, origin: origin)
+                        case .oidc: throw ValidationError("--oidc runs with the lean client")
                         }
                         samples.append(Self.seconds(ContinuousClock.now - began))
                     }
@@ -236,6 +251,9 @@ struct BenchCommand: AsyncParsableCommand {
         }
         return Measurement(latencies: latencies, elapsed: Self.seconds(ContinuousClock.now - start))
     }
+
+    /// The benchmark client's secret (`BenchOIDCClient`): the database is the benchmark's own.
+    static let oidcSecret = "lk_client_bench-not-a-secret-only-for-measuring-00"
 
     private static func seconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
@@ -325,14 +343,14 @@ final class BenchServer: @unchecked Sendable {
     /// origin is a string the client data carries; nothing is fetched from it).
     static let origin = "http://localhost"
 
-    static func start(database: String, logLevel: String) throws -> BenchServer {
+    static func start(database: String, logLevel: String, oidc: Bool = false) throws -> BenchServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         // The load comes from one address at thousands of requests a second: the limit is raised far
         // above that, not switched off, so the limiter's cost is part of what is measured.
         process.arguments = [
             "serve", "--port", "0", "--origin", origin, "--database", database, "--session-ttl", "600", "--rate-limit", "1000000000",
-        ]
+        ] + (oidc ? ["--oidc"] : [])
         var environment = ProcessInfo.processInfo.environment
         environment["LOG_LEVEL"] = logLevel
         process.environment = environment

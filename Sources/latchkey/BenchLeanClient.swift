@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Benchmark) import LatchkeyServer
 import SoftAuthenticator
 import WebAuthn
 
@@ -47,13 +48,41 @@ struct LeanLoadGenerator {
             // at each later sign-in, and slow the floor and login measured after this (issue 16).
             case .registration: try register(SoftAuthenticator(store: InMemoryCredentialStore()), on: connection)
             case .floor: try floor(user, on: connection)
+            case .oidc: try oidcFlow(user, on: connection)
             }
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
         }
         return samples
     }
 
-    private func login(_ user: SoftAuthenticator, on connection: LeanHTTPConnection) throws {
+    /// A whole OpenID Connect sign-in: a passkey login (its session stands for the browser's), the
+    /// authorization decision (a first-party client: straight to the code), the code for tokens, and the
+    /// UserInfo request a relying party makes with the access token.
+    private func oidcFlow(_ user: SoftAuthenticator, on connection: LeanHTTPConnection) throws {
+        let session = try login(user, on: connection)
+        guard case .object(let signedIn) = try JSONValue.parse(session), case .string(let token)? = signedIn["token"] else {
+            throw Failure(description: "the login answered without a token")
+        }
+        let query = "response_type=code&client_id=\(BenchOIDCClient.id)&scope=openid%20profile&nonce=n&redirect_uri="
+            + (BenchOIDCClient.redirectURI.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        let decision = try connection.send(
+            "POST", "/api/oidc/authorization", body: Array("{\"query\":\(JSONValue.quoted(query))}".utf8), authorization: "Bearer \(token)", expecting: 200)
+        guard case .object(let reply) = try JSONValue.parse(decision), case .string(let redirect)? = reply["redirect"],
+              let code = URLComponents(string: redirect)?.queryItems?.first(where: { $0.name == "code" })?.value
+        else { throw Failure(description: "the authorization answered without a code: \(String(decoding: decision, as: UTF8.self))") }
+        let form = "grant_type=authorization_code&code=\(code)&redirect_uri="
+            + (BenchOIDCClient.redirectURI.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+        let basic = "Basic " + Data("\(BenchOIDCClient.id):\(BenchCommand.oidcSecret)".utf8).base64EncodedString()
+        let tokens = try connection.send(
+            "POST", "/oidc/token", body: Array(form.utf8), contentType: "application/x-www-form-urlencoded", authorization: basic, expecting: 200)
+        guard case .object(let issued) = try JSONValue.parse(tokens), case .string(let access)? = issued["access_token"] else {
+            throw Failure(description: "the token endpoint answered without an access token")
+        }
+        _ = try connection.send("GET", "/oidc/userinfo", authorization: "Bearer \(access)", expecting: 200)
+    }
+
+    @discardableResult
+    private func login(_ user: SoftAuthenticator, on connection: LeanHTTPConnection) throws -> [UInt8] {
         let options = try connection.send("POST", "/api/login/options", expecting: 200)
         guard case .object(let top) = try JSONValue.parse(options), case .object(let publicKey)? = top["publicKey"],
               case .string(let challenge)? = publicKey["challenge"]
@@ -65,7 +94,7 @@ struct LeanLoadGenerator {
         let credential = try user.getAssertion(
             PublicKeyCredentialRequestOptionsJSON(challenge: challenge, rpId: rpId, allowCredentials: [], userVerification: userVerification),
             origin: origin)
-        _ = try connection.send("POST", "/api/login/verify", body: Array(Self.verifyBody(credential).utf8), expecting: 200)
+        return try connection.send("POST", "/api/login/verify", body: Array(Self.verifyBody(credential).utf8), expecting: 200)
     }
 
     /// A new account: options, a new passkey from `user`, verify.
@@ -138,13 +167,17 @@ final class LeanHTTPConnection {
     deinit { close(socket) }
 
     /// Sends one request and returns the response body; any other status than `expected` is an error.
-    func send(_ method: String, _ path: String, body: [UInt8]? = nil, expecting expected: Int) throws -> [UInt8] {
+    func send(
+        _ method: String, _ path: String, body: [UInt8]? = nil, contentType: String = "application/json", authorization: String? = nil,
+        expecting expected: Int
+    ) throws -> [UInt8] {
         if closing {
             close(socket)
             try open()
         }
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Length: \(body?.count ?? 0)\r\n"
-        if body != nil { head += "Content-Type: application/json\r\n" }
+        if body != nil { head += "Content-Type: \(contentType)\r\n" }
+        if let authorization { head += "Authorization: \(authorization)\r\n" }
         head += "\r\n"
         try write(Array(head.utf8) + (body ?? []))
         let (status, responseBody) = try readResponse()

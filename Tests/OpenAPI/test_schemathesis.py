@@ -43,7 +43,7 @@ CHECKS = ",".join([
 
 @pytest.fixture(scope="module")
 def server():
-    instance = Server("--rate-limit", "0", "--user-verification", "preferred", "--access-tokens",
+    instance = Server("--rate-limit", "0", "--user-verification", "preferred", "--access-tokens", "--oidc",
                       env={"LATCHKEY_INTROSPECTION_SECRET": "schemathesis-does-not-know-this-secret-0123"})
     yield instance
     instance.stop()

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hummingbird
 import Logging
@@ -28,6 +29,8 @@ public struct Latchkey: Sendable {
     let authenticationRules: RequestAuthentication
     let ceremonies: CeremonyService
     let issuer: AccessTokenIssuer?
+    /// The OpenID Connect provider, with `--oidc`.
+    let oidc: OIDCProvider?
     let providers: PasskeyProviders
     /// One limiter for every rate-limited route (the API and, when on, the compatibility APIs), so a
     /// client has one budget however it calls.
@@ -75,10 +78,12 @@ public struct Latchkey: Sendable {
                 store: store, sealer: sealer, configuration: configuration, sessions: sessions,
                 metrics: CeremonyMetrics(factory: metricsFactory), policy: try AuthenticatorPolicy(configuration: configuration, providers: providers),
                 now: now)
-            let issuer = configuration.accessTokens ? AccessTokenIssuer(
+            // The OpenID Connect provider signs with the access tokens' keys, so either turns them on.
+            let issuer = configuration.accessTokens || configuration.oidc ? AccessTokenIssuer(
                 store: store, vault: vault, settings: .init(
                     ttl: configuration.accessTokenTTL, keyLifetime: configuration.signingKeyLifetime,
-                    issuer: configuration.effectiveTokenIssuer, audience: configuration.tokenAudience),
+                    issuer: configuration.effectiveTokenIssuer, audience: configuration.tokenAudience,
+                    oidcIssuer: configuration.oidc ? configuration.effectiveOIDCIssuer : nil),
                 now: now) : nil
             var mail: EmailService.Mail?
             if let server = configuration.smtpServer, let sender = configuration.mailSender {
@@ -87,11 +92,21 @@ public struct Latchkey: Sendable {
                     sender: MailSender(client: client, from: sender, logger: logger, metrics: metricsFactory),
                     outbox: MailOutbox(metrics: metricsFactory, logger: logger))
             }
+            var oidc: OIDCProvider?
+            if configuration.oidc, let issuer {
+                let stampKey = try await vault.key(named: OIDCInteractionStamp.keyName, byteCount: 32)
+                oidc = OIDCProvider(
+                    store: store, tokens: issuer, stamps: OIDCInteractionStamp(key: SymmetricKey(data: stampKey)),
+                    settings: .init(
+                        issuer: configuration.effectiveOIDCIssuer, accessTokenLifetime: configuration.accessTokenTTL,
+                        refreshLifetime: configuration.oidcRefreshTTL),
+                    now: now)
+            }
             return Latchkey(
                 configuration: configuration, store: store, connections: connections, sessions: sessions,
                 authenticationRules: RequestAuthentication(
                     sessions: sessions, origins: configuration.relyingParty.origins, secureCookies: configuration.secureCookies),
-                ceremonies: ceremonies, issuer: issuer, providers: providers,
+                ceremonies: ceremonies, issuer: issuer, oidc: oidc, providers: providers,
                 rateLimiter: RateLimiter(requestsPerMinute: max(configuration.rateLimit, 1)),
                 sharedRateLimit: configuration.rateLimit > 0 && configuration.effectiveRateLimitScope == .database
                     ? SharedRateLimit(store: store, perMinute: configuration.rateLimit, logger: logger) : nil,
@@ -164,14 +179,18 @@ public struct Latchkey: Sendable {
         api.addRoutes(AccountController(store: store, sessions: sessions, configuration: configuration, providers: providers, now: now)
             .routes(signedIn: signedIn))
         let tokens = TokenController(
-            issuer: issuer, sessions: sessions, introspectionSecret: configuration.introspectionSecret, trustForwardedFor: configuration.trustForwardedFor)
+            issuer: issuer, sessionTokens: configuration.accessTokens, sessions: sessions, introspectionSecret: configuration.introspectionSecret, trustForwardedFor: configuration.trustForwardedFor)
         api.addRoutes(tokens.routes(signedIn: signedIn))
         tokens.registerIntrospection(on: scope)
         tokens.registerKeySet(on: root)
         WellKnownController(configuration: configuration).register(on: root)
         if page {
-            try PageController.load().register(on: scope, prefix: trimmed)
+            let pages = try PageController.load()
+            pages.register(on: scope, prefix: trimmed)
             ProviderIconController(providers: providers).register(on: scope)
+            // OpenID Connect needs the page (its sign-in and consent views), at the domain's root.
+            OIDCController(provider: oidc, sessions: sessions, configuration: configuration, page: pages.assets["/"])
+                .register(root: root, api: api, session: authentication(required: false))
         }
     }
 

@@ -68,6 +68,11 @@ struct JSONWriter {
         afterValue = true
     }
 
+    mutating func null() {
+        bytes.append(contentsOf: "null".utf8)
+        afterValue = true
+    }
+
     mutating func bool(_ value: Bool) {
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
         afterValue = true

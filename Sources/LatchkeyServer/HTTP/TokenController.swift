@@ -12,15 +12,19 @@ import WebAuthn
 /// session token: see `describe`). Each answers 404 `not_enabled` while its option is off (the routes are always there, so
 /// the API document is the same for every configuration).
 struct TokenController: Sendable {
+    /// Signs, publishes and verifies: there with `--access-tokens` or `--oidc`.
     let issuer: AccessTokenIssuer?
+    /// `POST /api/token` is on (`--access-tokens`); with only `--oidc`, the keys serve the provider alone.
+    let sessionTokens: Bool
     let sessions: SessionService
     /// SHA-256 of the introspection secret (compared digest to digest, in constant time).
     let introspectionSecretDigest: [UInt8]?
     /// For the audit trail's client address (`ClientAddress`).
     let trustForwardedFor: Bool
 
-    init(issuer: AccessTokenIssuer?, sessions: SessionService, introspectionSecret: String?, trustForwardedFor: Bool) {
+    init(issuer: AccessTokenIssuer?, sessionTokens: Bool, sessions: SessionService, introspectionSecret: String?, trustForwardedFor: Bool) {
         self.issuer = issuer
+        self.sessionTokens = sessionTokens
         self.sessions = sessions
         self.trustForwardedFor = trustForwardedFor
         self.introspectionSecretDigest = introspectionSecret.map { Array(SHA256.hash(data: Array($0.utf8))) }
@@ -44,6 +48,9 @@ struct TokenController: Sendable {
         var auth_time: Int64?
         var amr: [String]?
         var sid: String?
+        /// The OpenID Connect provider's tokens: the client and the scopes granted to it.
+        var client_id: String?
+        var scope: String?
     }
 
     /// `POST /api/token`, for the rate-limited `/api` group, behind `signedIn` (the authentication
@@ -75,7 +82,7 @@ struct TokenController: Sendable {
     /// An access token for the caller's session, audited (`access_token.issued`: when, for how long,
     /// never the token).
     func token(_ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> TokenResponse {
-        guard let issuer else { throw Self.notEnabled("Access tokens") }
+        guard let issuer, sessionTokens else { throw Self.notEnabled("Access tokens") }
         guard let session = try await sessions.details(for: caller.token) else { throw APIError.notAuthenticated }
         let (token, expiresIn) = try await issuer.issue(for: session)
         try await sessions.store.record(origin.event(
@@ -87,7 +94,8 @@ struct TokenController: Sendable {
         guard let issuer else { throw Self.notEnabled("Access tokens") }
         // The next period's key is published a whole period ahead, so a cached copy is never missing
         // the key of a fresh token for longer than this.
-        return APIReply(headers: [.cacheControl: "public, max-age=600"], body: try await issuer.jwks())
+        // RSA keys only once some OpenID Connect client wants RS256 id_tokens.
+        return APIReply(headers: [.cacheControl: "public, max-age=600"], body: try await issuer.jwks(rsa: try await sessions.store.anyRS256Client()))
     }
 
     func introspect(_ request: Request, context: some RequestContext) async throws -> Response {
@@ -121,7 +129,7 @@ struct TokenController: Sendable {
         return IntrospectionResponse(
             active: true, token_type: "access_token", sub: claims.sub.value, iss: claims.iss.value, aud: claims.aud?.value.first,
             exp: Self.seconds(claims.exp.value), iat: Self.seconds(claims.iat.value), auth_time: claims.authTime, amr: claims.amr,
-            sid: claims.sid)
+            sid: claims.sid, client_id: claims.clientId, scope: claims.scope)
     }
 
     /// The `token` parameter of an `application/x-www-form-urlencoded` body (RFC 7662 §2.1).

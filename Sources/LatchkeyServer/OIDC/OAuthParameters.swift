@@ -10,6 +10,7 @@ struct OAuthParameters: Sendable, Equatable {
 
     private(set) var values: [String: String] = [:]
 
+
     subscript(_ name: String) -> String? { values[name] }
 
     /// Why the text could not be read, as the end of a sentence.

@@ -8,8 +8,10 @@ export class ApiError extends Error {
   constructor(status, code, message) { super(message); this.status = status; this.code = code; }
 }
 
-export async function api(method, path, body, { token } = {}) {
-  const init = { method, credentials: token ? "omit" : "same-origin", headers: {} };
+// `anonymous`: without the session cookie (an expired one makes every request a 401; some questions still
+// deserve an answer as nobody).
+export async function api(method, path, body, { token, anonymous = false } = {}) {
+  const init = { method, credentials: token || anonymous ? "omit" : "same-origin", headers: {} };
   if (token) init.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";

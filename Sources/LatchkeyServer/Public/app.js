@@ -9,6 +9,7 @@ import {
   hasPendingConfirmation, hideEmail, isVerifyEmailPage, offerRecoveryEmail, setUpEmail, showEmail, takeTokenFromAddress,
 } from "./email.js";
 import { renderPasskeys } from "./passkey-list.js";
+import { authorize, endSession, isAuthorizePage, isEndSessionPage } from "./oidc.js";
 import { hideRecovery, isRecoveryPage, setUpRecovery, showRecovery, takeCodeFromAddress } from "./recovery.js";
 import { $, clearMessages, countCharacters, isUnavailable, modal, say, setUnavailable, warn, whileBusy } from "./ui.js";
 import {
@@ -25,6 +26,9 @@ let rpId = location.hostname;
 let browser = { webauthn: false, conditionalGet: false, secureContext: true };
 let conditional = null;
 const deleteDialog = modal($("delete-dialog"));
+// Signing in to another app (oidc.js): once the person has signed in here, the flow goes on instead of
+// the account being shown.
+let afterSignIn = null;
 
 // The state of the background autofill request, kept on <body> for the browser tests: "starting",
 // "waiting" (the browser holds it until the person picks a passkey), "ended", "unavailable", "off".
@@ -76,6 +80,13 @@ function showUnsupported() {
 
 function showAccount(data, { focus = true } = {}) {
   cancelConditionalLogin();
+  if (afterSignIn) {
+    const next = afterSignIn;
+    afterSignIn = null;
+    $("welcome").hidden = true;
+    next(data);
+    return;
+  }
   account = data;
   $("welcome").hidden = true;
   $("unsupported").hidden = true;
@@ -432,6 +443,20 @@ async function start() {
   setUpEmail({ explain, changed: () => { if (account) loadActivity(); } });
 
   browser = await capabilities();
+  if (isAuthorizePage() || isEndSessionPage()) {
+    const hooks = {
+      explain,
+      showSignIn: (appName, next) => {
+        afterSignIn = next;
+        $("oidc-context").hidden = false;
+        $("oidc-context").textContent = `Sign in to continue to ${appName}.`;
+        showWelcome({ autofill: true });
+        $("welcome-title").focus();
+      },
+    };
+    if (isAuthorizePage()) await authorize(hooks); else await endSession(hooks);
+    return;
+  }
   if (recovery) {
     // The recovery view, whoever is signed in here: nothing else starts (no autofill, no account).
     autofillState("off");

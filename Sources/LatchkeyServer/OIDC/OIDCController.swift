@@ -1,0 +1,359 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LatchkeyAPI
+import NIOCore
+
+/// The OpenID Connect provider's HTTP side. At the domain's root: discovery, WebFinger, the authorization
+/// endpoint `/authorize` and the end-session endpoint `/end-session` (both serve Latchkey's page, whose
+/// script asks the JSON API below — see `OIDCProvider` for why), and the machine endpoints `/oidc/token`,
+/// `/oidc/userinfo`, `/oidc/revoke`, outside the rate limiter (a relying party's server calls them for
+/// every sign-in, all from one address). In the rate-limited `/api` group, behind the optional
+/// authentication middleware: `POST /api/oidc/authorization`, `/api/oidc/consent`, `/api/oidc/logout`.
+/// Every route is there whether the provider is on or not (answering 404 `not_enabled` when off), so the
+/// API document is the same for every configuration.
+struct OIDCController: Sendable {
+    let provider: OIDCProvider?
+    let sessions: SessionService
+    let configuration: ServerConfiguration
+    let page: PageController.Asset?
+
+    struct AuthorizationReply: APIResponseBody {
+        struct Client: Encodable { let id: String; let name: String }
+        var redirect: String?
+        var interaction: String?
+        var after: String?
+        var client: Client?
+        var scopes: [String]?
+        var loginHint: String?
+    }
+
+    struct LogoutReply: APIResponseBody {
+        var redirect: String?
+        var confirm: Bool?
+        var signedOut: Bool?
+        var client: AuthorizationReply.Client?
+    }
+
+    func register<Context: LatchkeyRequestContext>(root: some RouterMethods<Context>, api: some RouterMethods<Context>, session: LatchkeyAuthenticationMiddleware<Context>) {
+        root.get(".well-known/openid-configuration") { _, _ in
+            let provider = try enabled()
+            return Self.json(OIDCDiscovery.document(issuer: provider.settings.issuer), cache: "public, max-age=3600")
+        }
+        root.get(".well-known/webfinger") { request, _ in try webfinger(request) }
+        root.get("authorize") { request, context in try await authorizePage(request) }
+        root.post("authorize") { request, context in try await authorizeByPost(request) }
+        root.get("end-session") { request, context in try await endSessionPage(request) }
+        root.post("oidc/token") { request, context in try await token(request, context: context) }
+        root.get("oidc/userinfo") { request, _ in try await userInfo(request, form: nil) }
+        root.post("oidc/userinfo") { request, _ in try await userInfo(request, form: try await Self.form(request, optional: true)) }
+        root.post("oidc/revoke") { request, context in try await revoke(request, context: context) }
+        let group = RouteCollection(context: Context.self).add(middleware: session)
+        group.post("oidc/authorization") { request, context in try await decide(request, context: context, consenting: false) }
+        group.post("oidc/consent") { request, context in try await decide(request, context: context, consenting: true) }
+        group.post("oidc/logout") { request, context in try await logout(request, context: context) }
+        api.addRoutes(group)
+    }
+
+    private func enabled() throws -> OIDCProvider {
+        guard let provider else { throw TokenController.notEnabled("OpenID Connect sign-ins") }
+        return provider
+    }
+
+    // MARK: The authorization endpoint
+
+    /// `GET /authorize`: the page, once the client and redirect URI are known good; errors the client
+    /// can be told about go back to it at once (303), the rest are shown here.
+    private func authorizePage(_ request: Request) async throws -> Response {
+        let provider = try enabled()
+        do {
+            _ = try await provider.request(query: Substring(request.uri.query ?? ""))
+        } catch let problem as OIDCAuthorizationRequest.Problem {
+            return Self.response(problem, issuer: provider.settings.issuer)
+        }
+        return try pageResponse(request)
+    }
+
+    /// `POST /authorize` (Core §3.1.2.1: the endpoint MUST take POST too), a form: read like the query of a
+    /// GET, then the browser is sent to the same request as a GET on this origin, where the page reads it
+    /// from its address.
+    private func authorizeByPost(_ request: Request) async throws -> Response {
+        let provider = try enabled()
+        guard RequestBody.contentType(of: request, isOneOf: .form) else {
+            return OIDCErrorPage.response(APIError(.oidcMalformedRequest, "A sign-in request sent by POST must be a form (application/x-www-form-urlencoded)."))
+        }
+        let body = String(decoding: try await RequestBody.collect(request).readableBytesView, as: UTF8.self)
+        do {
+            _ = try await provider.request(query: Substring(body))
+        } catch let problem as OIDCAuthorizationRequest.Problem {
+            return Self.response(problem, issuer: provider.settings.issuer)
+        }
+        let parameters = (try? OAuthParameters(parsing: Substring(body)))?.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } ?? []
+        return Response(status: .seeOther, headers: [.location: "authorize?" + OAuthParameters.encode(parameters), .cacheControl: "no-store"])
+    }
+
+    /// `POST /api/oidc/authorization` and `/api/oidc/consent`: the decision for the person's session.
+    private func decide(_ request: Request, context: some LatchkeyRequestContext, consenting: Bool) async throws -> AuthorizationReply {
+        let provider = try enabled()
+        let body = try await RequestBody.decode(OIDCAuthorizationBody.self, from: request)
+        let authorization: OIDCAuthorizationRequest
+        do {
+            authorization = try await provider.request(query: Self.query(body.query))
+        } catch let problem as OIDCAuthorizationRequest.Problem {
+            switch problem {
+            case .page(let error): throw error
+            case .redirect(let error, let uri, let state):
+                return AuthorizationReply(redirect: OIDCAuthorizationRequest.redirect(
+                    to: uri, [("error", error.code.rawValue), ("error_description", error.description)], state: state, issuer: provider.settings.issuer))
+            }
+        }
+        let caller = context.optionalCaller()
+        var session: SessionDetails?
+        if let caller { session = try await sessions.details(for: caller.token) }
+        if consenting, caller == nil { throw APIError.notAuthenticated }
+        let origin = AuditOrigin(request, context: context, actor: caller == nil ? "anonymous" : "person", trustForwardedFor: configuration.trustForwardedFor)
+        let outcome = try await provider.authorize(
+            authorization, session: session, after: body.after, consent: consenting ? (body.allow ?? false) : nil, origin: origin)
+        switch outcome {
+        case .redirect(let uri): return AuthorizationReply(redirect: uri)
+        case .interaction(let interaction):
+            return AuthorizationReply(
+                interaction: interaction.kind.rawValue, after: interaction.after,
+                client: .init(id: interaction.client.id, name: interaction.client.name), scopes: interaction.scopes, loginHint: interaction.loginHint)
+        }
+    }
+
+    // MARK: The token endpoint
+
+    private func token(_ request: Request, context: some RequestContext) async throws -> Response {
+        let provider = try enabled()
+        let parameters: OAuthParameters
+        switch try await Self.oauthForm(request) {
+        case .success(let read): parameters = read
+        case .failure(let error): return error.response
+        }
+        let origin = AuditOrigin(request, context: context, actor: "client", trustForwardedFor: configuration.trustForwardedFor)
+        switch try await OIDCTokenEndpoint(provider: provider).exchange(parameters, authorization: request.headers[.authorization], origin: origin) {
+        case .success(let tokens): return Self.json(tokens.json, cache: "no-store")
+        case .failure(let error): return error.response
+        }
+    }
+
+    // MARK: UserInfo (Core §5.3)
+
+    private func userInfo(_ request: Request, form: OAuthParameters?) async throws -> Response {
+        let provider = try enabled()
+        let header = request.headers[.authorization]
+        let token: String
+        if let header {
+            guard form?["access_token"] == nil else {
+                return OAuthError(.invalidRequest, "Send the access token one way only (RFC 6750 §2).").response
+            }
+            guard let bearer = try? RequestAuthentication.bearerToken(header) else {
+                return OAuthError.invalidToken("Authorization must be Bearer <access token>.").response
+            }
+            token = bearer
+        } else if let bodyToken = form?["access_token"] {
+            token = bodyToken
+        } else {
+            return OAuthError.invalidToken("Send the access token as Authorization: Bearer <token>.", missing: true).response
+        }
+        guard token.utf8.count <= 4096, let found = try await provider.tokens.introspect(token), let grant = found.grant,
+              grant.scopes.contains(OIDCScope.openid), let profile = try await provider.store.accountProfile(id: grant.accountId)
+        else { return OAuthError.invalidToken("The access token is not active.").response }
+        return Self.json(OIDCUserClaims(profile: profile, scopes: grant.scopes).json(sub: grant.accountId), cache: "no-store")
+    }
+
+    // MARK: Revocation (RFC 7009)
+
+    private func revoke(_ request: Request, context: some RequestContext) async throws -> Response {
+        let provider = try enabled()
+        let parameters: OAuthParameters
+        switch try await Self.oauthForm(request) {
+        case .success(let read): parameters = read
+        case .failure(let error): return error.response
+        }
+        let client: OIDCClientRecord
+        switch try await OIDCClientAuthentication.client(authorization: request.headers[.authorization], parameters: parameters, store: provider.store) {
+        case .success(let found): client = found
+        case .failure(let error): return error.response
+        }
+        guard let token = parameters["token"] else { return OAuthError(.invalidRequest, "token is missing.").response }
+        var grant: OIDCGrantRecord?
+        if token.utf8.count <= 4096, token.contains(".") {
+            grant = try await provider.tokens.introspect(token)?.grant
+        } else if token.utf8.count <= 128 {
+            grant = try await provider.store.oidcGrant(refreshHash: SecretDigest.of(token))
+        }
+        // §2.2: an unknown token, or another client's, is answered like a revoked one.
+        if let grant, grant.clientId == client.id {
+            let date = provider.now()
+            let origin = AuditOrigin(request, context: context, actor: "client", trustForwardedFor: configuration.trustForwardedFor)
+            try await provider.store.revokeOIDCGrant(grant, at: date, events: [
+                origin.event(.oidcGrantRevoked, at: date, account: grant.accountId, detail: OIDCTokenEndpoint.detail(client)),
+            ])
+        }
+        return Response(status: .ok, headers: [.cacheControl: "no-store"])
+    }
+
+    // MARK: RP-initiated logout (RP-Initiated Logout 1.0)
+
+    /// What an end-session request asks, checked: the client (from `client_id` or the hint's audience),
+    /// the hint's claims when it is one of this server's id_tokens, and the registered place to go after.
+    private struct EndSession {
+        var client: OIDCClientRecord?
+        var hint: IDTokenClaims?
+        var redirect: String?
+    }
+
+    private func endSession(_ query: Substring, provider: OIDCProvider) async throws -> EndSession {
+        let parameters: OAuthParameters
+        do {
+            parameters = try OAuthParameters(parsing: query)
+        } catch {
+            throw APIError(.oidcMalformedRequest, "The sign-out request \(error.reason).")
+        }
+        var result = EndSession()
+        if let hint = parameters["id_token_hint"], hint.utf8.count <= 8192 {
+            result.hint = try await provider.tokens.verifyHint(hint)
+        }
+        let clientId = parameters["client_id"] ?? result.hint?.aud.value.first
+        if let asked = parameters["client_id"], let hinted = result.hint?.aud.value.first, asked != hinted {
+            throw APIError(.oidcInvalidClient, "The sign-out request names two different apps.")
+        }
+        if let clientId, clientId.utf8.count <= 128 { result.client = try await provider.store.oidcClient(id: clientId) }
+        if let uri = parameters["post_logout_redirect_uri"] {
+            guard let client = result.client else {
+                throw APIError(.oidcInvalidClient, "The sign-out request asks to return to an app but does not say which (client_id or id_token_hint).")
+            }
+            guard client.postLogoutURIs.contains(uri) else {
+                throw APIError(.oidcInvalidRedirectURI, "The sign-out request of \(client.name) asks to return to an address it did not register.")
+            }
+            var pairs: [(String, String)] = []
+            if let state = parameters["state"] { pairs.append(("state", state)) }
+            result.redirect = pairs.isEmpty ? uri : uri + (uri.contains("?") ? "&" : "?") + OAuthParameters.encode(pairs)
+        }
+        return result
+    }
+
+    private func endSessionPage(_ request: Request) async throws -> Response {
+        let provider = try enabled()
+        do {
+            _ = try await endSession(Substring(request.uri.query ?? ""), provider: provider)
+        } catch let error as APIError {
+            return OIDCErrorPage.response(error)
+        }
+        return try pageResponse(request)
+    }
+
+    /// `POST /api/oidc/logout`: ends the browser's session when the request shows it is this person's
+    /// (a valid `id_token_hint` for the account), or when the person confirmed; with neither, asks them
+    /// to confirm (Logout §2: a logout nobody asked for is an attack on the person).
+    private func logout(_ request: Request, context: some LatchkeyRequestContext) async throws -> APIReply<LogoutReply> {
+        let provider = try enabled()
+        let body = try await RequestBody.decode(OIDCLogoutBody.self, from: request)
+        let asked = try await endSession(Self.query(body.query), provider: provider)
+        let client = asked.client.map { AuthorizationReply.Client(id: $0.id, name: $0.name) }
+        guard let caller = context.optionalCaller() else {
+            return APIReply(body: LogoutReply(redirect: asked.redirect, signedOut: asked.redirect == nil ? true : nil, client: client))
+        }
+        let confirmedByHint = asked.hint?.sub.value == caller.accountId
+        guard confirmedByHint || body.confirmed == true else {
+            return APIReply(body: LogoutReply(confirm: true, client: client))
+        }
+        let date = provider.now()
+        let origin = AuditOrigin(request, context: context, actor: "person", trustForwardedFor: configuration.trustForwardedFor)
+        var detail: AuditDetail = [:]
+        if let found = asked.client { detail = OIDCTokenEndpoint.detail(found) }
+        try await provider.store.endSessionForOIDCLogout(
+            sessionHash: SessionToken.hash(of: caller.token), at: date, events: [origin.event(.oidcLogout, at: date, account: caller.accountId, detail: detail)])
+        return APIReply(
+            headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)],
+            body: LogoutReply(redirect: asked.redirect, signedOut: asked.redirect == nil ? true : nil, client: client))
+    }
+
+    // MARK: WebFinger (RFC 7033, OpenID Connect Discovery §2)
+
+    private func webfinger(_ request: Request) throws -> Response {
+        let provider = try enabled()
+        guard let domain = configuration.webfingerDomain else { throw TokenController.notEnabled("WebFinger answers") }
+        let parameters: OAuthParameters
+        do {
+            parameters = try OAuthParameters(parsing: Substring(request.uri.query ?? ""))
+        } catch {
+            throw APIError(.oidcMalformedRequest, "The WebFinger query \(error.reason).")
+        }
+        guard let resource = parameters["resource"] else { throw APIError(.missingField, "Ask for a resource: ?resource=acct:name@\(domain).") }
+        guard resource.hasPrefix("acct:"), let at = resource.lastIndex(of: "@"),
+              resource[resource.index(after: at)...].lowercased() == domain.lowercased()
+        else { throw APIError(.notFound, "This server answers WebFinger only for acct:…@\(domain).") }
+        var json = JSONWriter()
+        json.object { object in
+            object.member("subject", resource)
+            object.member("links") { writer in
+                writer.array([provider.settings.issuer]) { link, issuer in
+                    link.object { member in
+                        member.member("rel", "http://openid.net/specs/connect/1.0/issuer")
+                        member.member("href", issuer)
+                    }
+                }
+            }
+        }
+        var response = Self.json(json.bytes, cache: "public, max-age=3600")
+        response.headers[.contentType] = "application/jrd+json"
+        response.headers[.accessControlAllowOrigin] = "*"
+        return response
+    }
+
+    // MARK: Helpers
+
+    private func pageResponse(_ request: Request) throws -> Response {
+        guard let page else { throw APIError(.notFound, "This server does not serve the page that OpenID Connect sign-ins need.") }
+        var response = PageController.response(page, request: request)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    /// A body or query `OAuthParameters` reads, refusing anything but a form.
+    private static func oauthForm(_ request: Request) async throws -> Result<OAuthParameters, OAuthError> {
+        guard RequestBody.contentType(of: request, isOneOf: .form) else {
+            return .failure(OAuthError(.invalidRequest, "Send the parameters as application/x-www-form-urlencoded (RFC 6749 §3.2)."))
+        }
+        let buffer = try await RequestBody.collect(request)
+        do {
+            return .success(try OAuthParameters(parsing: Substring(String(decoding: buffer.readableBytesView, as: UTF8.self))))
+        } catch {
+            return .failure(OAuthError(.invalidRequest, "The body \(error.reason)."))
+        }
+    }
+
+    /// The form body of a POST to UserInfo, if it is one (RFC 6750 §2.2 allows the token there).
+    private static func form(_ request: Request, optional: Bool) async throws -> OAuthParameters? {
+        guard RequestBody.contentType(of: request, isOneOf: .form) else { return nil }
+        switch try await oauthForm(request) {
+        case .success(let parameters): return parameters
+        case .failure: return nil
+        }
+    }
+
+    /// The query as the page sends it: with or without its leading `?`.
+    private static func query(_ text: String) -> Substring {
+        text.hasPrefix("?") ? text.dropFirst() : Substring(text)
+    }
+
+    private static func response(_ problem: OIDCAuthorizationRequest.Problem, issuer: String) -> Response {
+        switch problem {
+        case .page(let error): return OIDCErrorPage.response(error)
+        case .redirect(let error, let uri, let state):
+            let location = OIDCAuthorizationRequest.redirect(
+                to: uri, [("error", error.code.rawValue), ("error_description", error.description)], state: state, issuer: issuer)
+            return Response(status: .seeOther, headers: [.location: location, .cacheControl: "no-store"])
+        }
+    }
+
+    static func json(_ bytes: [UInt8], cache: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json; charset=utf-8", .cacheControl: cache],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}
