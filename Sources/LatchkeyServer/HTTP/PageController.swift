@@ -42,6 +42,7 @@ struct PageController: Sendable {
             ("/activity.js", "activity", "js", "text/javascript; charset=utf-8"),
             ("/recovery.js", "recovery", "js", "text/javascript; charset=utf-8"),
             ("/email.js", "email", "js", "text/javascript; charset=utf-8"),
+            ("/device-approval.js", "device-approval", "js", "text/javascript; charset=utf-8"),
             ("/oidc.js", "oidc", "js", "text/javascript; charset=utf-8"),
             ("/style.css", "style", "css", "text/css; charset=utf-8"),
         ]

@@ -5,6 +5,7 @@
 
 import { renderActivity } from "./activity.js";
 import { api, ApiError } from "./api.js";
+import { hideNewDevice, resetApproval, setUpDeviceApproval } from "./device-approval.js";
 import {
   hasPendingConfirmation, hideEmail, isVerifyEmailPage, offerRecoveryEmail, setUpEmail, showEmail, takeTokenFromAddress,
 } from "./email.js";
@@ -58,6 +59,7 @@ function showWelcome({ autofill = false } = {}) {
   $("session-bar").hidden = true;
   hideRecovery();
   hideEmail();
+  hideNewDevice();
   showRecoveryRisk(null);
   $("main").dataset.view = "welcome";
   if (!browser.webauthn) {
@@ -72,6 +74,7 @@ function showWelcome({ autofill = false } = {}) {
 function showUnsupported() {
   $("welcome").hidden = true;
   hideRecovery();
+  hideNewDevice();
   $("unsupported").hidden = false;
   if (!browser.secureContext) {
     $("unsupported-reason").textContent = "Passkeys only work on a secure connection, and this page was opened over plain http. Open it with https.";
@@ -91,6 +94,8 @@ function showAccount(data, { focus = true } = {}) {
   $("welcome").hidden = true;
   $("unsupported").hidden = true;
   hideRecovery();
+  hideNewDevice();
+  resetApproval();
   // Signed in after a recovery: the address becomes the page's own again, so that a reload shows the account.
   if (isRecoveryPage() || isVerifyEmailPage()) history.replaceState(null, "", "./");
   showRecoveryRisk(data.recoveryRisk ?? null);
@@ -441,6 +446,9 @@ async function start() {
   $("activity-more").addEventListener("click", moreActivity);
   setUpRecovery({ explain, signIn: (button) => login(button, { recovered: true }) });
   setUpEmail({ explain, changed: () => { if (account) loadActivity(); } });
+  setUpDeviceApproval({
+    explain, signIn: (button) => login(button), changed: () => { if (account) loadActivity(); }, showing: cancelConditionalLogin,
+  });
 
   browser = await capabilities();
   if (isAuthorizePage() || isEndSessionPage()) {
