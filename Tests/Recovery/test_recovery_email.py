@@ -7,8 +7,6 @@ in the database file in clear; without --smtp-url or --recovery-email the routes
 
 The mail is sent after the answer (the server's outbox): the tests wait for `latchkey_mail_jobs_total` in
 /metrics, which counts every job once it is over, whatever came of it, before they say no mail came."""
-import email
-import email.policy
 import json
 import os
 import pathlib
@@ -16,15 +14,13 @@ import re
 import socket
 import subprocess
 import sys
-import threading
-import time
-import urllib.request
 
-from aiosmtpd.controller import Controller
 from soft_webauthn import SoftWebauthnDevice
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
-from latchkey_server import Server, free_port  # noqa: E402
+import mail_sink  # noqa: E402
+from latchkey_server import Server  # noqa: E402
+from mail_sink import MailSink as SMTP, body_text  # noqa: E402
 from soft_webauthn_client import login  # noqa: E402
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from test_recovery import BINARY, add_passkey, admin, person  # noqa: E402
@@ -32,80 +28,13 @@ from test_recovery import BINARY, add_passkey, admin, person  # noqa: E402
 SENT = {"status": "sent-if-known"}
 
 
-class Mailbox:
-    """aiosmtpd's handler: every message it is given, as bytes with its envelope, in order."""
-
-    def __init__(self):
-        self.messages = []
-        self.lock = threading.Lock()
-
-    async def handle_DATA(self, server, session, envelope):
-        with self.lock:
-            self.messages.append((envelope.mail_from, list(envelope.rcpt_tos), envelope.original_content or envelope.content))
-        return "250 OK"
-
-    def count(self):
-        with self.lock:
-            return len(self.messages)
-
-    def wait(self, count, timeout=30):
-        """The `count`th message (1-based), parsed, once it has come."""
-        deadline = time.time() + timeout
-        while self.count() < count:
-            assert time.time() < deadline, f"no mail number {count} within {timeout} s (have {self.count()})"
-            time.sleep(0.05)
-        with self.lock:
-            sender, recipients, raw = self.messages[count - 1]
-        return sender, recipients, raw, email.message_from_bytes(raw, policy=email.policy.default)
-
-
-class SMTP:
-    """aiosmtpd on a free port of 127.0.0.1, in a thread of this process; stopped by `with`."""
-
-    def __init__(self):
-        self.mailbox = Mailbox()
-        self.port = free_port()
-        self.controller = Controller(self.mailbox, hostname="127.0.0.1", port=self.port)
-
-    def __enter__(self):
-        self.controller.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.controller.stop()
-
-    @property
-    def url(self):
-        return f"smtp://127.0.0.1:{self.port}"
-
-
 def mail_server(smtp, *flags):
     return Server("--rate-limit", "0", "--user-verification", "preferred", "--smtp-url", smtp.url,
                   "--smtp-from", "Latchkey Test <noreply@example.com>", *flags)
 
 
-def jobs_done(server):
-    text = server_metrics(server)
-    match = re.search(r"^latchkey_mail_jobs_total(?:\{[^}]*\})? (\d+)", text, re.MULTILINE)
-    return int(match.group(1)) if match else 0
-
-
-def server_metrics(server):
-    with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/metrics", timeout=10) as response:
-        return response.read().decode()
-
-
-def wait_for_jobs(server, count, timeout=30):
-    """Until `count` mail jobs are over (sent, refused, or nothing to send)."""
-    deadline = time.time() + timeout
-    while jobs_done(server) < count:
-        assert time.time() < deadline, f"the outbox did not finish {count} jobs within {timeout} s"
-        time.sleep(0.05)
-
-
-def body_text(message):
-    """The decoded text, its line ends as Python writes them."""
-    return message.get_content().replace("\r\n", "\n")
+def wait_for_jobs(server, count):
+    mail_sink.wait_for_jobs(server.port, count)
 
 
 def set_email(server, token, address):
@@ -113,9 +42,7 @@ def set_email(server, token, address):
 
 
 def confirmation_token(message, server):
-    match = re.search(re.escape(server.origin) + r"/verify-email#([A-Za-z0-9_-]{43})\b", body_text(message))
-    assert match, body_text(message)
-    return match.group(1)
+    return mail_sink.confirmation_token(message, server.origin)
 
 
 def database_bytes(server):
@@ -137,7 +64,7 @@ def test_a_confirmed_address_gets_a_recovery_link_that_adds_a_passkey():
         # The address, stored in lower case and unconfirmed; the confirmation mail as it arrived.
         status, body = set_email(server, token, "  Ada@Example.COM ")
         assert (status, body) == (200, {"email": "ada@example.com", "verified": False, "mail": True, "recovery": True})
-        sender, recipients, raw, message = smtp.mailbox.wait(1)
+        sender, recipients, raw, message = smtp.wait(1)
         assert sender == "noreply@example.com" and recipients == ["ada@example.com"]
         assert message["To"] == "ada@example.com" and message["From"].addresses[0].display_name == "Latchkey Test"
         assert message["Subject"] == "Confirm your email address for Latchkey" and message["Message-ID"].endswith("@example.com>")
@@ -149,7 +76,7 @@ def test_a_confirmed_address_gets_a_recovery_link_that_adds_a_passkey():
         # Not confirmed yet: a recovery request for it sends nothing.
         assert server.call("POST", "/api/recovery/email", {"email": "ada@example.com"}) == (202, SENT)
         wait_for_jobs(server, 2)
-        assert smtp.mailbox.count() == 1
+        assert smtp.count() == 1
 
         # The token works for its own account only, once.
         _, other, _ = person(server, "Charles Babbage")
@@ -163,7 +90,7 @@ def test_a_confirmed_address_gets_a_recovery_link_that_adds_a_passkey():
 
         # The recovery link: any case of the address, mailed with the link and the code.
         assert server.call("POST", "/api/recovery/email", {"email": "ADA@example.com"}) == (202, SENT)
-        _, recipients, raw, message = smtp.mailbox.wait(2)
+        _, recipients, raw, message = smtp.wait(2)
         assert recipients == ["ada@example.com"] and message["Subject"] == "Your recovery link for Latchkey"
         text = body_text(message)
         link = re.search(re.escape(server.origin) + r"/recover#([A-Z2-7]{5}(?:-[A-Z2-7]{5}){4})", text)
@@ -208,14 +135,14 @@ def test_an_unknown_or_unconfirmed_address_gets_the_same_answer_and_no_mail():
     with SMTP() as smtp, mail_server(smtp, "--recovery-email") as server:
         _, token, _ = person(server)
         assert set_email(server, token, "grace@example.com")[0] == 200
-        smtp.mailbox.wait(1)
+        smtp.wait(1)
         answers = [server.raw("POST", "/api/recovery/email", json.dumps({"email": address}).encode())
                    for address in ("nobody@example.com", "grace@example.com", "nobody@example.org")]
         for status, body, headers in answers:
             assert (status, body) == (202, SENT)
             assert headers.get("Content-Length") == answers[0][2].get("Content-Length")
         wait_for_jobs(server, 4)
-        assert smtp.mailbox.count() == 1, "only the confirmation mail"
+        assert smtp.count() == 1, "only the confirmation mail"
 
         # A malformed address is a 422 naming the field; a missing one a 400.
         status, body = server.call("POST", "/api/recovery/email", {"email": "not an address"})
@@ -229,14 +156,14 @@ def test_the_limits_per_address_and_per_account_hold():
     with SMTP() as smtp, mail_server(smtp, "--recovery-email") as server:
         account, token, _ = person(server)
         assert set_email(server, token, "ada@example.com")[0] == 200
-        verification = confirmation_token(smtp.mailbox.wait(1)[3], server)
+        verification = confirmation_token(smtp.wait(1)[3], server)
         assert server.call("POST", "/api/account/email/verify", {"token": verification}, token=token)[0] == 200
         # Three mails an address an hour, the confirmation included: four requests, two recovery mails.
         for _ in range(4):
             assert server.call("POST", "/api/recovery/email", {"email": "ada@example.com"}) == (202, SENT)
         wait_for_jobs(server, 5)
-        assert smtp.mailbox.count() == 3
-        assert [recipients for _, recipients, _ in smtp.mailbox.messages] == [["ada@example.com"]] * 3
+        assert smtp.count() == 3
+        assert [recipients for _, recipients, _ in smtp.messages] == [["ada@example.com"]] * 3
         # Each mailed grant replaced the one before: only the newest code is outstanding.
         grants = json.loads(admin(server, "recovery", "list", "--account", account, "--json").stdout)
         grants = grants["grants"] if isinstance(grants, dict) else grants
@@ -249,7 +176,7 @@ def test_the_limits_per_address_and_per_account_hold():
         assert status == 429 and body["error"]["code"] == "too_many_emails", body
         assert server.call("GET", "/api/account/email", token=token)[1]["email"] == "ada3@example.com"
         wait_for_jobs(server, 7)
-        assert smtp.mailbox.count() == 5
+        assert smtp.count() == 5
 
         # Removing the address: nothing is left to mail to.
         assert server.call("DELETE", "/api/account/email", token=token)[0] == 204

@@ -90,6 +90,7 @@ async function save(event) {
       $("email-address").focus();
     }
   });
+  render();  // the button's words too, which whileBusy gave back as they were
 }
 
 async function remove() {
@@ -104,6 +105,7 @@ async function remove() {
       hooks.changed();
     } catch (e) { warn(hooks.explain(e)); }
   });
+  render();
 }
 
 async function confirm() {
