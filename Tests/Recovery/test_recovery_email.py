@@ -13,8 +13,10 @@ import pathlib
 import re
 import socket
 import subprocess
+import urllib.request
 import sys
 
+import pytest
 from soft_webauthn import SoftWebauthnDevice
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
@@ -216,3 +218,75 @@ def test_a_silent_smtp_server_does_not_hold_the_answer():
             assert server.call("GET", "/healthz")[0] == 200
     finally:
         listener.close()
+
+
+def certificate_authority(directory):
+    """A CA and a certificate it signed for 127.0.0.1 (and localhost): (CA file, server context)."""
+    import datetime
+    import ipaddress
+    import ssl
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca_key, key = ec.generate_private_key(ec.SECP256R1()), ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Latchkey test mail CA")])
+    ca = (x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+          .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+          .not_valid_after(now + datetime.timedelta(days=1))
+          .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+          .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
+                                       key_encipherment=False, data_encipherment=False, key_agreement=False,
+                                       encipher_only=False, decipher_only=False), critical=True)
+          .sign(ca_key, hashes.SHA256()))
+    leaf = (x509.CertificateBuilder().subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
+            .issuer_name(ca_name).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    ca_file, cert_file, key_file = (pathlib.Path(directory) / name for name in ("ca.pem", "server.pem", "server.key"))
+    ca_file.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
+    cert_file.write_bytes(leaf.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert_file, key_file)
+    return str(ca_file), context
+
+
+def failures(server):
+    text = urllib.request.urlopen(f"http://127.0.0.1:{server.port}/metrics", timeout=10).read().decode()
+    match = re.search(r"^latchkey_mail_failures_total(?:\{[^}]*\})? (\d+)", text, re.MULTILINE)
+    return int(match.group(1)) if match else 0
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")  # aiosmtpd's, about STARTTLS: this is smtps
+def test_smtps_with_a_password_and_a_private_ca(tmp_path):
+    """smtps:// with a user and password (given in LATCHKEY_SMTP_URL, not on the command line) to a server
+    whose certificate a private CA signed (--smtp-ca-file): the mail goes over TLS after AUTH PLAIN. A
+    wrong password, and a CA the server's certificate does not chain to, are failures counted at once (not
+    retried) and no mail."""
+    ca_file, context = certificate_authority(tmp_path)
+    with SMTP(tls=context, login=("mailer", "s3cr:et@")) as smtp:
+        url = f"smtps://mailer:s3cr%3Aet%40@127.0.0.1:{smtp.port}"
+        with Server("--rate-limit", "0", "--user-verification", "preferred", "--smtp-ca-file", ca_file,
+                    env={"LATCHKEY_SMTP_URL": url}) as server:
+            _, token, _ = person(server)
+            assert set_email(server, token, "ada@example.com")[0] == 200
+            _, recipients, _, message = smtp.wait(1)
+            assert recipients == ["ada@example.com"] and smtp.logins == [("PLAIN", "mailer")]
+            assert message["From"].addresses[0].addr_spec == "noreply@localhost"
+            log = pathlib.Path(server.directory.name, "server.log").read_text()
+            assert "s3cr" not in log, "the password is in no log line"
+        wrong = f"smtps://mailer:wrong@127.0.0.1:{smtp.port}"
+        for env, flags in (({"LATCHKEY_SMTP_URL": wrong}, ("--smtp-ca-file", ca_file)), ({"LATCHKEY_SMTP_URL": url}, ())):
+            with Server("--rate-limit", "0", "--user-verification", "preferred", *flags, env=env) as server:
+                _, token, _ = person(server)
+                assert set_email(server, token, "ada@example.com")[0] == 200
+                wait_for_jobs(server, 1)
+                assert failures(server) == 1
+        assert smtp.count() == 1

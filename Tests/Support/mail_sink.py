@@ -13,18 +13,37 @@ from processes import free_port
 
 
 class MailSink:
-    """`with MailSink() as smtp:` — aiosmtpd listening at `smtp.url` until the block ends."""
+    """`with MailSink() as smtp:` — aiosmtpd listening at `smtp.url` until the block ends. With `tls` (an
+    `ssl.SSLContext` holding the server's certificate) it speaks TLS from the first byte (smtps); with
+    `login` (user, password) it takes mail only after AUTH with them."""
 
-    def __init__(self):
+    def __init__(self, tls=None, login=None):
         from aiosmtpd.controller import Controller  # imported here: only the venvs that run mail tests have it
         self.messages = []
+        self.logins = []
         self.lock = threading.Lock()
         self.port = free_port()
-        self.controller = Controller(self, hostname="127.0.0.1", port=self.port)
+        self.tls = tls
+        options = {}
+        if login:
+            # aiosmtpd counts only STARTTLS as TLS for AUTH; with `tls` every byte is encrypted already.
+            options = {"authenticator": self._authenticator(*login), "auth_required": True, "auth_require_tls": tls is None}
+        self.controller = Controller(self, hostname="127.0.0.1", port=self.port, ssl_context=tls, **options)
+
+    def _authenticator(self, user, password):
+        from aiosmtpd.smtp import AuthResult, LoginPassword
+
+        def check(server, session, envelope, mechanism, data):
+            accepted = isinstance(data, LoginPassword) and data.login == user.encode() and data.password == password.encode()
+            if accepted:
+                with self.lock:
+                    self.logins.append((mechanism, user))
+            return AuthResult(success=accepted, handled=False)  # handled=False: aiosmtpd answers a refusal with 535
+        return check
 
     @property
     def url(self):
-        return f"smtp://127.0.0.1:{self.port}"
+        return f"{'smtps' if self.tls else 'smtp'}://127.0.0.1:{self.port}"
 
     def __enter__(self):
         self.controller.start()

@@ -49,7 +49,12 @@ struct SMTPClient: Sendable {
             channel.close(promise: nil)
         } catch {
             channel.close(promise: nil)
-            throw error as? SMTPFailure ?? .protocolError("\(error)")
+            if let failure = error as? SMTPFailure { throw failure }
+            // A certificate that does not verify is the configuration's to fix, not a moment's: permanent.
+            if error is NIOSSLError || error is BoringSSLError {
+                throw .insecure("the TLS connection to the SMTP server \(server.host) failed: \(error)")
+            }
+            throw .protocolError("\(error)")
         }
     }
 
