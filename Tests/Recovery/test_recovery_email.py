@@ -63,12 +63,12 @@ def test_a_confirmed_address_gets_a_recovery_link_that_adds_a_passkey():
             200, {"email": None, "verified": False, "mail": True, "recovery": True})
         assert server.call("GET", "/api/recovery/email") == (200, {"enabled": True})
 
-        # The address, stored in lower case and unconfirmed; the confirmation mail as it arrived.
+        # The address, stored unconfirmed with its domain in lower case; the confirmation mail as it arrived.
         status, body = set_email(server, token, "  Ada@Example.COM ")
-        assert (status, body) == (200, {"email": "ada@example.com", "verified": False, "mail": True, "recovery": True})
+        assert (status, body) == (200, {"email": "Ada@example.com", "verified": False, "mail": True, "recovery": True})
         sender, recipients, raw, message = smtp.wait(1)
-        assert sender == "noreply@example.com" and recipients == ["ada@example.com"]
-        assert message["To"] == "ada@example.com" and message["From"].addresses[0].display_name == "Latchkey Test"
+        assert sender == "noreply@example.com" and recipients == ["Ada@example.com"]
+        assert message["To"] == "Ada@example.com" and message["From"].addresses[0].display_name == "Latchkey Test"
         assert message["Subject"] == "Confirm your email address for Latchkey" and message["Message-ID"].endswith("@example.com>")
         assert message["Auto-Submitted"] == "auto-generated" and message.get_content_type() == "text/plain"
         assert b"\r\n\r\n" in raw and b"\n" not in raw.replace(b"\r\n", b"")  # CRLF line ends only
@@ -85,15 +85,15 @@ def test_a_confirmed_address_gets_a_recovery_link_that_adds_a_passkey():
         assert server.call("POST", "/api/account/email/verify", {"token": verification}, token=other)[1]["error"]["code"] == "unknown_email_token"
         assert server.call("POST", "/api/account/email/verify", {"token": verification})[0] == 401
         status, body = server.call("POST", "/api/account/email/verify", {"token": verification}, token=token)
-        assert (status, body) == (200, {"email": "ada@example.com", "verified": True, "mail": True, "recovery": True})
+        assert (status, body) == (200, {"email": "Ada@example.com", "verified": True, "mail": True, "recovery": True})
         assert server.call("POST", "/api/account/email/verify", {"token": verification}, token=token)[0] == 404
-        # The same address again changes nothing and sends nothing.
-        assert set_email(server, token, "ada@example.com")[1]["verified"] is True
+        # The same address again (in any case) changes nothing and sends nothing.
+        assert set_email(server, token, "ada@example.com")[1] == {"email": "Ada@example.com", "verified": True, "mail": True, "recovery": True}
 
-        # The recovery link: any case of the address, mailed with the link and the code.
+        # The recovery link: asked for in any case of the address, mailed to it as the account has it.
         assert server.call("POST", "/api/recovery/email", {"email": "ADA@example.com"}) == (202, SENT)
         _, recipients, raw, message = smtp.wait(2)
-        assert recipients == ["ada@example.com"] and message["Subject"] == "Your recovery link for Latchkey"
+        assert recipients == ["Ada@example.com"] and message["Subject"] == "Your recovery link for Latchkey"
         text = body_text(message)
         link = re.search(re.escape(server.origin) + r"/recover#([A-Z2-7]{5}(?:-[A-Z2-7]{5}){4})", text)
         assert link, text
@@ -119,7 +119,7 @@ def test_a_confirmed_address_gets_a_recovery_link_that_adds_a_passkey():
         assert issued["actor"] == "email" and issued["detail"]["by"] == "email"
         sent = next(event for event in trail if event["event"] == "recovery.email_sent")
         assert sent["detail"] == {"grantId": issued["detail"]["grantId"]}
-        assert not any("ada@example.com" in json.dumps(event["detail"]) for event in trail)
+        assert not any("ada@example.com" in json.dumps(event["detail"]).lower() for event in trail)
         grants = json.loads(admin(server, "recovery", "list", "--account", account, "--json").stdout)
         assert grants["grants"][0]["issuedBy"] == "email" if isinstance(grants, dict) else grants[0]["issuedBy"] == "email"
 
@@ -148,10 +148,11 @@ def test_an_unknown_or_unconfirmed_address_gets_the_same_answer_and_no_mail():
 
         # A malformed address is a 422 naming the field; a missing one a 400.
         status, body = server.call("POST", "/api/recovery/email", {"email": "not an address"})
-        assert status == 422 and body["error"]["code"] == "invalid_field" and body["error"]["message"].startswith("email ")
+        assert status == 422 and body["error"]["code"] == "email_invalid" and body["error"]["message"].startswith("email ")
         assert server.call("POST", "/api/recovery/email", {"address": "x@example.com"})[0] == 400
         for bad in ("a@b.com\r\nBcc: victim@example.com", "<a@example.com>", "a@example.com, b@example.com", "a@-example.com", "ünï@example.com"):
-            assert set_email(server, token, bad)[0] == 422, bad
+            status, body = set_email(server, token, bad)
+            assert status == 422 and body["error"]["code"] == "email_invalid", (bad, body)
 
 
 def test_the_limits_per_address_and_per_account_hold():

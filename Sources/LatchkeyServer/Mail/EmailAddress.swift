@@ -1,14 +1,18 @@
 import Foundation
 
 /// An email address Latchkey will write to: `local@domain` in plain ASCII (RFC 5321's dot-atom form; no
-/// quoted local parts, no address literals, no internationalized addresses), at most 254 bytes, kept in
-/// lower case. Lower case because an address is looked up by people typing it, and no mail system people
-/// use today tells `Ada@` from `ada@`. Nothing in it can break out of a header or an SMTP command: no
-/// space, no control character, no `<`, `>` or `,`.
+/// quoted local parts, no address literals, no internationalized addresses, which would need SMTPUTF8), at
+/// most 254 bytes, its domain in lower case and its local part as given (the mailbox owner's to interpret,
+/// RFC 5321 §2.4). `normalized`, all lower case, is how an address is looked up and counted: no mail system
+/// people use today tells `Ada@` from `ada@`. Nothing in it can break out of a header or an SMTP command:
+/// no space, no control character, no `<`, `>` or `,`.
 struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     let value: String
 
     var description: String { value }
+
+    /// The address in lower case: the key of look-ups and of the mail log.
+    var normalized: String { value.lowercased() }
 
     var domain: Substring { value[value.index(after: value.lastIndex(of: "@") ?? value.startIndex)...] }
 
@@ -35,7 +39,7 @@ struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
             (1...63).contains(label.utf8.count) && label.utf8.allSatisfy { isAlphanumeric($0) || $0 == UInt8(ascii: "-") }
                 && label.first != "-" && label.last != "-"
         }) else { return .failure(.init("must end in a domain name, as in ada@example.com")) }
-        return .success(EmailAddress(value: parts[0].lowercased() + "@" + domain))
+        return .success(EmailAddress(value: parts[0] + "@" + domain))
     }
 
     struct Problem: Error, Sendable, Equatable {

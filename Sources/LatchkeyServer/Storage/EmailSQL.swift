@@ -25,7 +25,7 @@ extension SQL {
         """)
     /// Enabled accounts whose verified address is $1 (lower case), at most $2 of them.
     static let accountsByVerifiedEmail = StoreStatement("""
-        SELECT id, display_name FROM accounts
+        SELECT id, display_name, email FROM accounts
         WHERE lower(email) = $1 AND email_verified = 1 AND disabled_at IS NULL ORDER BY id LIMIT $2
         """)
     static let purgeEmailTokens = StoreStatement("DELETE FROM email_tokens WHERE expires_at <= $1")

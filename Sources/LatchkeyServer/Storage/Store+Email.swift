@@ -40,7 +40,7 @@ extension Store {
             guard let profile = try await db.first(StoreQuery(SQL.accountProfile, .text(token.accountId))).map(AccountProfile.init(row:)) else {
                 return nil
             }
-            if profile.email == token.email.value, profile.emailVerified { return .alreadyVerified }
+            if profile.email?.lowercased() == token.email.normalized, profile.emailVerified { return .alreadyVerified }
             let since = token.createdAt - limits.window
             guard try await Self.mailCount(SQL.mailSentToAccount, .text(token.accountId), since: since, on: db) < limits.perAccount else {
                 return .accountLimited
@@ -91,12 +91,13 @@ extension Store {
         }
     }
 
-    /// Enabled accounts with `address` as their verified address (an operator may have given two the
-    /// same), at most `limit`.
-    func accountsWithVerifiedEmail(_ address: EmailAddress, limit: Int) async throws -> [(id: String, displayName: String)] {
+    /// Enabled accounts with `address` as their verified address in any case (an operator may have given
+    /// two the same), at most `limit`, each with its address as stored.
+    func accountsWithVerifiedEmail(_ address: EmailAddress, limit: Int) async throws -> [(id: String, displayName: String, email: String)] {
         try await connections.withConnection { db in
-            try await db.all(StoreQuery(SQL.accountsByVerifiedEmail, .text(address.value), .integer(Int64(limit)))).map {
-                (try $0.decode(column: "id", as: String.self), try $0.decode(column: "display_name", as: String.self))
+            try await db.all(StoreQuery(SQL.accountsByVerifiedEmail, .text(address.normalized), .integer(Int64(limit)))).map {
+                (try $0.decode(column: "id", as: String.self), try $0.decode(column: "display_name", as: String.self),
+                 try $0.decode(column: "email", as: String.self))
             }
         }
     }
@@ -122,7 +123,7 @@ extension Store {
     }
 
     /// What the log holds of an address: its SHA-256 (the accounts table is where an address is kept).
-    static func addressHash(_ address: EmailAddress) -> [UInt8] { SecretDigest.of(address.value) }
+    static func addressHash(_ address: EmailAddress) -> [UInt8] { SecretDigest.of(address.normalized) }
 
     private static func mailCount(_ statement: StoreStatement, _ key: StoreValue, since: Date, on db: any SQLDatabase) async throws -> Int {
         try await db.first(StoreQuery(statement, key, .milliseconds(since)))?.decode(column: "sent", as: Int.self) ?? 0
