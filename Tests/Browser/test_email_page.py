@@ -127,6 +127,37 @@ def test_confirming_an_address_and_getting_a_recovery_link_by_email(mail_server,
     assert not other_browser.find_element(By.ID, "email-state").is_displayed()
 
 
+def test_an_older_session_confirms_the_address_with_a_passkey_first(smtp, browser):
+    """--add-passkey-window at its least (10 s): past it, a link opened with the page does not prompt for a
+    passkey by itself; "Confirm the address" asks for one, then confirms; giving a new address asks too."""
+    import time
+    from latchkey_server import Server
+    with Server("--smtp-url", smtp.url, "--recovery-email", "--add-passkey-window", "10") as server:
+        virtual_authenticator(browser)
+        browser.get(server.url + "/")
+        register(browser, "Ada Lovelace")
+        give_address(browser, "ada@example.com")
+        link = f"{server.origin}/verify-email#{confirmation_token(smtp.wait(1)[3], server.origin)}"
+        time.sleep(11)  # the session is now older than the window (this waits; it measures nothing)
+        browser.get(link)
+        button = visible(browser, "email-confirm")
+        text_in(browser, "status", "To confirm your email address, sign in again with your passkey")
+        assert browser.execute_script("return document.activeElement.id") == "email-confirm"
+        assert email_state(browser) == ("ada@example.com", "Not confirmed yet")
+        button.click()
+        text_in(browser, "status", "Your email address ada@example.com is confirmed.")
+        assert not browser.find_element(By.ID, "email-confirm").is_displayed()
+
+        time.sleep(11)
+        field = browser.find_element(By.ID, "email-address")
+        assert field.get_attribute("value") == "", "the confirmed address left the field"
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", field)
+        field.send_keys("ada2@example.com")
+        browser.find_element(By.ID, "email-save").click()
+        text_in(browser, "status", "A confirmation link is on its way to ada2@example.com.")
+        smtp.wait(2)
+
+
 def test_without_mail_the_page_offers_none(server, browser):
     virtual_authenticator(browser)
     browser.get(server.url + "/")

@@ -13,8 +13,9 @@ import pathlib
 import re
 import socket
 import subprocess
-import urllib.request
 import sys
+import time
+import urllib.request
 
 import pytest
 from soft_webauthn import SoftWebauthnDevice
@@ -291,3 +292,26 @@ def test_smtps_with_a_password_and_a_private_ca(tmp_path):
                 wait_for_jobs(server, 1)
                 assert failures(server) == 1
         assert smtp.count() == 1
+
+
+def test_giving_or_confirming_an_address_needs_a_recent_sign_in():
+    """A verified address can add a passkey, so it is changed and confirmed only with a session as recent as
+    adding a passkey needs (--add-passkey-window, here its least, 10 s): a leaked older session token cannot
+    plant a way back in."""
+    with SMTP() as smtp, mail_server(smtp, "--recovery-email", "--add-passkey-window", "10") as server:
+        _, token, device = person(server)
+        assert set_email(server, token, "ada@example.com")[0] == 200
+        verification = confirmation_token(smtp.wait(1)[3], server)
+        time.sleep(11)  # the session is now older than the window (this waits; it measures nothing)
+        status, body = server.call("POST", "/api/account/email/verify", {"token": verification}, token=token)
+        assert status == 403 and body["error"]["code"] == "recent_sign_in_required", body
+        status, body = set_email(server, token, "mallory@example.com")
+        assert status == 403 and body["error"]["code"] == "recent_sign_in_required", body
+        assert server.call("GET", "/api/account/email", token=token)[1]["email"] == "ada@example.com", "nothing changed"
+        # A fresh sign-in with the passkey, and the same link works.
+        status, fresh = login(server, device)
+        assert status == 200
+        status, body = server.call("POST", "/api/account/email/verify", {"token": verification}, token=fresh["token"])
+        assert (status, body["verified"]) == (200, True), body
+        # Removing it needs no fresh sign-in: it only takes a way in away.
+        assert server.call("DELETE", "/api/account/email", token=token)[0] == 204

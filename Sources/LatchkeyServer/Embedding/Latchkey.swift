@@ -129,7 +129,7 @@ public struct Latchkey: Sendable {
 
     /// Email addresses and recovery links by mail.
     var email: EmailService {
-        EmailService(store: store, configuration: configuration, recovery: recovery, mail: mail, logger: logger, now: now)
+        EmailService(store: store, configuration: configuration, recovery: recovery, sessions: sessions, mail: mail, logger: logger, now: now)
     }
 
     /// The admin API at `/api/admin/…` on `router` (`latchkey serve`'s, or the one of `--admin-listen`),

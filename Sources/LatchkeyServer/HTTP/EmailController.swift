@@ -22,7 +22,7 @@ struct EmailController: Sendable {
         person.get("account/email") { _, context in try await email.status(accountId: context.signedInCaller().accountId) }
         person.put("account/email") { request, context in
             let body = try await RequestBody.decode(EmailAddressRequest.self, from: request)
-            return try await email.change(email: body.email, caller: context.signedInCaller().account, origin: origin(request, context, actor: "person"))
+            return try await email.change(email: body.email, caller: context.signedInCaller(), origin: origin(request, context, actor: "person"))
         }
         person.delete("account/email") { request, context in
             try await email.remove(caller: context.signedInCaller().account, origin: origin(request, context, actor: "person"))
@@ -30,7 +30,7 @@ struct EmailController: Sendable {
         }
         person.post("account/email/verify") { request, context in
             let body = try await RequestBody.decode(EmailVerifyRequest.self, from: request)
-            return try await email.verify(token: body.token, caller: context.signedInCaller().account, origin: origin(request, context, actor: "person"))
+            return try await email.verify(token: body.token, caller: context.signedInCaller(), origin: origin(request, context, actor: "person"))
         }
         routes.addRoutes(person)
         return routes

@@ -312,17 +312,25 @@ async function addPasskeyOptions() {
   } catch (e) {
     if (!(e instanceof ApiError && e.code === "recent_sign_in_required")) throw e;
   }
+  if (!await confirmItIsYou("Add the passkey again if you meant to.")) return null;
+  say("Confirmed. Your device will now ask you to save another passkey.");
+  return await api("POST", "api/registration/options", {});
+}
+
+// A fresh sign-in with one of the account's passkeys, for what needs one (adding a passkey, changing the
+// email address). False when the passkey chosen belongs to another account: the page then shows that
+// one, and `again` says what to do.
+async function confirmItIsYou(again) {
   say("First confirm it is you: choose one of your passkeys for this account.");
   const request = await api("POST", "api/login/options");
   const credential = await navigator.credentials.get({ publicKey: requestOptions(request.publicKey) });
   const result = await api("POST", "api/login/verify", { credential: credentialJSON(credential) });
   if (result.account.id !== account?.id) {
     showAccount(result.account);
-    warn(`That passkey belongs to ${result.account.displayName}, so you are now signed in as them. Add the passkey again if you meant to.`);
-    return null;
+    warn(`That passkey belongs to ${result.account.displayName}, so you are now signed in as them. ${again}`);
+    return false;
   }
-  say("Confirmed. Your device will now ask you to save another passkey.");
-  return await api("POST", "api/registration/options", {});
+  return true;
 }
 
 async function addPasskey() {
@@ -445,7 +453,7 @@ async function start() {
   $("add-passkey").addEventListener("click", addPasskey);
   $("activity-more").addEventListener("click", moreActivity);
   setUpRecovery({ explain, signIn: (button) => login(button, { recovered: true }) });
-  setUpEmail({ explain, changed: () => { if (account) loadActivity(); } });
+  setUpEmail({ explain, changed: () => { if (account) loadActivity(); }, confirmItIsYou });
   setUpDeviceApproval({
     explain, signIn: (button) => login(button), changed: () => { if (account) loadActivity(); }, showing: cancelConditionalLogin,
   });

@@ -5,10 +5,10 @@
 // the recovery view "Email me a recovery link" (where the server mails them, --recovery-email). The
 // server answers that last request the same whether or not it knows the address; so does this page.
 
-import { api } from "./api.js";
+import { api, ApiError } from "./api.js";
 import { $, say, warn, whileBusy } from "./ui.js";
 
-let hooks = { explain: (e) => String(e), changed: () => {} };
+let hooks = { explain: (e) => String(e), changed: () => {}, confirmItIsYou: async () => false };
 // GET api/account/email while the account view is shown: { email, verified, mail, recovery }.
 let current = null;
 // A confirmation link's token, until it has been sent (once signed in).
@@ -31,6 +31,19 @@ export function takeTokenFromAddress() {
 export const hasPendingConfirmation = () => pendingToken !== "";
 
 // ---- the account view's card ----
+
+// `request()` once more after a fresh sign-in, when the server asks for one (a verified address can add a
+// passkey, so changing it needs a sign-in as recent as adding a passkey does). Undefined when the person
+// signed in to another account instead.
+async function withRecentSignIn(request) {
+  try {
+    return await request();
+  } catch (e) {
+    if (!(e instanceof ApiError && e.code === "recent_sign_in_required")) throw e;
+  }
+  if (!await hooks.confirmItIsYou("Confirm your email address from that account's page if you meant to.")) return undefined;
+  return await request();
+}
 
 function render() {
   const known = current?.email ?? null;
@@ -78,7 +91,9 @@ async function save(event) {
   }
   await whileBusy($("email-save"), "Sending…", async () => {
     try {
-      current = await api("PUT", "api/account/email", { email: address });
+      const changed = await withRecentSignIn(() => api("PUT", "api/account/email", { email: address }));
+      if (!changed) return;
+      current = changed;
       $("email-address").value = "";
       render();
       say(current.verified
@@ -108,15 +123,30 @@ async function remove() {
   render();
 }
 
-async function confirm() {
+// Sends the confirmation link's token. Opened with the page (no click), a request for a fresh sign-in is
+// not answered with a passkey prompt (browsers may refuse one without a gesture): the token is kept and
+// "Confirm the address" asks for the passkey when pressed.
+async function confirm({ pressed = false } = {}) {
   const token = pendingToken;
   pendingToken = "";
+  $("email-confirm").hidden = true;
   try {
-    current = await api("POST", "api/account/email/verify", { token });
+    const send = () => api("POST", "api/account/email/verify", { token });
+    const confirmed = pressed ? await withRecentSignIn(send) : await send();
+    if (!confirmed) return;
+    current = confirmed;
+    $("email-address").value = "";  // it held the address while it waited for confirmation
     render();
     say(`Your email address ${current.email} is confirmed.`);
     hooks.changed();
   } catch (e) {
+    if (!pressed && e instanceof ApiError && e.code === "recent_sign_in_required") {
+      pendingToken = token;
+      $("email-confirm").hidden = false;
+      say("To confirm your email address, sign in again with your passkey: choose Confirm the address.");
+      $("email-confirm").focus();
+      return;
+    }
     warn(hooks.explain(e));
   }
   $("email-title").focus();
@@ -160,5 +190,6 @@ export function setUpEmail(options) {
   $("email-title").tabIndex = -1;
   $("email-form").addEventListener("submit", save);
   $("email-remove").addEventListener("click", remove);
+  $("email-confirm").addEventListener("click", () => whileBusy($("email-confirm"), "Confirming…", () => confirm({ pressed: true })));
   $("recover-email-form").addEventListener("submit", requestRecoveryLink);
 }

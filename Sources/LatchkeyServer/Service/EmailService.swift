@@ -24,6 +24,7 @@ struct EmailService: Sendable {
     let store: Store
     let configuration: ServerConfiguration
     let recovery: RecoveryService
+    let sessions: SessionService
     let mail: Mail?
     let logger: Logger
     let now: @Sendable () -> Date
@@ -44,6 +45,17 @@ struct EmailService: Sendable {
 
     var recoveryByEmail: Bool { mail != nil && configuration.recoveryEmail }
 
+    /// A verified address can add a passkey (with `--recovery-email`), and a passkey outlives every
+    /// session: giving or confirming an address needs a sign-in as recent as adding a passkey does, so
+    /// that a leaked session token cannot plant a way back in.
+    static let recentSignInRequired = APIError(
+        .recentSignInRequired, "Changing your email address needs a recent sign-in: sign in with one of your passkeys again, then try again.")
+
+    private func requireRecentSignIn(_ caller: RequestAuthentication.Caller) async throws {
+        guard let session = try await sessions.details(for: caller.token) else { throw APIError.notAuthenticated }
+        guard session.createdAt >= now() - configuration.addPasskeyWindow else { throw Self.recentSignInRequired }
+    }
+
     // MARK: The signed-in person
 
     func status(accountId: String) async throws -> AccountEmailJSON {
@@ -54,9 +66,11 @@ struct EmailService: Sendable {
     /// Stores the address unverified and queues its confirmation mail (unless the address had its share
     /// of mails this hour: then the answer is the same and no mail goes). Setting the verified address
     /// again changes nothing.
-    func change(email text: String, caller: AccountRecord, origin: AuditOrigin) async throws -> AccountEmailJSON {
+    func change(email text: String, caller signedIn: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> AccountEmailJSON {
         guard let mail else { throw Self.mailOff }
         let address = try Self.address(text)
+        try await requireRecentSignIn(signedIn)
+        let caller = signedIn.account
         let token = Base64URL.encode(RandomBytes.make(32))
         let at = now()
         let record = Store.NewEmailToken(
@@ -79,8 +93,10 @@ struct EmailService: Sendable {
     }
 
     /// Marks the address verified with the token its link carried, for the account it was made for.
-    func verify(token: String, caller: AccountRecord, origin: AuditOrigin) async throws -> AccountEmailJSON {
+    func verify(token: String, caller signedIn: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> AccountEmailJSON {
         guard token.utf8.count == 43, let bytes = Base64URL.decode(token), bytes.count == 32 else { throw Self.unusableLink }
+        try await requireRecentSignIn(signedIn)
+        let caller = signedIn.account
         let at = now()
         guard let email = try await store.verifyEmail(
             tokenHash: SecretDigest.of(token), accountId: caller.id, at: at, event: origin.event(.emailVerified, at: at, account: caller.id))
