@@ -5,6 +5,7 @@
 
 import { renderActivity } from "./activity.js";
 import { api, ApiError } from "./api.js";
+import { renderApps } from "./app-list.js";
 import { hideNewDevice, resetApproval, setUpDeviceApproval } from "./device-approval.js";
 import {
   hasPendingConfirmation, hideEmail, isVerifyEmailPage, offerRecoveryEmail, setUpEmail, showEmail, takeTokenFromAddress,
@@ -105,11 +106,14 @@ function showAccount(data, { focus = true } = {}) {
   $("signed-in-as").textContent = account.displayName;
   $("display-name").value = account.displayName;
   $("credo").value = account.credo;
+  $("username").value = account.username ?? "";
+  showUsernameError(null);
   $("add-passkey").hidden = !browser.webauthn;
   refreshUpdateButton();
   clearActivity();
   loadPasskeys().then(() => loadActivity());
   showEmail();
+  loadApps();
   if (focus) $("account-title").focus();
 }
 
@@ -122,8 +126,19 @@ function refreshUpdateButton() {
   const nameFits = countCharacters($("display-name"), $("display-name-count"), { trim: true });
   const credoFits = countCharacters($("credo"), $("credo-count"));
   const name = $("display-name").value.trim();
-  const changed = account && (name !== account.displayName || $("credo").value !== account.credo);
+  const changed = account && (name !== account.displayName || $("credo").value !== account.credo || usernameChanged());
   setUnavailable($("update"), !changed || name === "" || !nameFits || !credoFits);
+}
+
+// The username as the server will store it (lower case, trimmed); "" removes it.
+const typedUsername = () => $("username").value.trim().toLowerCase();
+const usernameChanged = () => typedUsername() !== (account?.username ?? "");
+
+// The username's own error, tied to the field (aria-describedby) and read out with it; null clears it.
+function showUsernameError(message) {
+  $("username-error").textContent = message ?? "";
+  $("username-error").hidden = !message;
+  $("username").setAttribute("aria-invalid", message ? "true" : "false");
 }
 
 async function loadPasskeys() {
@@ -133,6 +148,34 @@ async function loadPasskeys() {
     renderPasskeys($("passkeys"), passkeys, { rename: renamePasskey, remove: removePasskey });
   } catch (e) { warn(explain(e)); }
   await risk;
+}
+
+// ---- apps with access (OpenID Connect clients the person let in) ----
+async function loadApps() {
+  const shownFor = account?.id;
+  try {
+    const apps = await api("GET", "api/account/apps");
+    if (account?.id !== shownFor) return;
+    $("apps-unavailable").hidden = true;
+    renderApps($("apps"), apps, { remove: removeApp });
+  } catch (e) {
+    if (account?.id !== shownFor) return;
+    $("apps").replaceChildren();
+    $("apps-empty").hidden = true;
+    $("apps-unavailable").hidden = false;
+    console.info("Latchkey: the apps with access could not be read:", e?.message ?? e);
+  }
+}
+
+async function removeApp(app) {
+  try {
+    await api("DELETE", `api/account/apps/${encodeURIComponent(app.clientId)}`);
+    await loadApps();
+    loadActivity();
+    say(`Removed access for ${app.name}.`);
+    $("apps-title").focus();
+    return true;
+  } catch (e) { warn(explain(e)); return false; }
 }
 
 // ---- the warning that losing a device would need the operator's help ----
@@ -383,15 +426,29 @@ async function update(event) {
       const name = $("display-name").value.trim();
       if (name !== account.displayName) body.displayName = name;
       if ($("credo").value !== account.credo) body.credo = $("credo").value;
+      if (usernameChanged()) body.username = typedUsername() === "" ? null : typedUsername();
+      showUsernameError(null);
       const updated = await api("PATCH", "api/account", body);
-      account = { ...account, ...updated };
+      // The answer is the account as sign-up and login give it; the username is as sent (already in the
+      // server's form: trimmed, lower case).
+      account = { ...account, ...updated, ...("username" in body ? { username: body.username } : {}) };
       $("display-name").value = account.displayName;
+      $("username").value = account.username ?? "";
       $("signed-in-as").textContent = account.displayName;
       // Keep the password manager's list in step with the new name (WebAuthn L3 signal).
       if (body.displayName) await signalCurrentUserDetails(rpId, account.userHandle, account.displayName);
       say("Saved.");
       loadActivity();
-    } catch (e) { warn(explain(e)); }
+    } catch (e) {
+      // A refused username is said at its field, which gets the focus; the rest at the top.
+      if (e instanceof ApiError && (e.code === "username_invalid" || e.code === "username_taken")) {
+        clearMessages();
+        showUsernameError(e.code === "username_taken" ? "Someone else has this username. Choose another." : e.message);
+        $("username").focus();
+      } else {
+        warn(explain(e));
+      }
+    }
   });
   refreshUpdateButton();
 }
@@ -437,7 +494,7 @@ async function start() {
   const code = recovery ? takeCodeFromAddress() : "";
   // So is an email confirmation link's token (email.js keeps it until the person is signed in).
   if (isVerifyEmailPage()) takeTokenFromAddress();
-  for (const id of ["welcome-title", "account-title"]) $(id).tabIndex = -1;
+  for (const id of ["welcome-title", "account-title", "apps-title"]) $(id).tabIndex = -1;
   $("passkey-name").addEventListener("input", refreshRegisterButton);
   $("passkey-name").addEventListener("focus", () => startConditionalLogin());
   $("welcome-form").addEventListener("submit", register);
@@ -445,6 +502,7 @@ async function start() {
   $("account-form").addEventListener("submit", update);
   $("display-name").addEventListener("input", refreshUpdateButton);
   $("credo").addEventListener("input", refreshUpdateButton);
+  $("username").addEventListener("input", () => { showUsernameError(null); refreshUpdateButton(); });
   $("logout").addEventListener("click", logout);
   $("logout-everywhere").addEventListener("click", logoutEverywhere);
   $("delete").addEventListener("click", () => { clearMessages(); deleteDialog.open(); });
