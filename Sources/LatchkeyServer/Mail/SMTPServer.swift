@@ -5,21 +5,21 @@ import Foundation
 /// `smtps://…` (TLS from the first byte, port 465). A password is only ever sent over TLS, or to a relay
 /// on this machine. Like the database URL, a URL holding a password is better given in the variable
 /// (`LATCHKEY_SMTP_URL`) than on the command line; `description` never shows it.
-public struct SMTPServer: Sendable, Equatable, CustomStringConvertible {
-    public enum Security: String, Sendable {
+struct SMTPServer: Sendable, Equatable, CustomStringConvertible {
+    enum Security: String, Sendable {
         /// `smtp://`: plain, upgraded with STARTTLS when offered (and not on loopback).
         case startTLS
         /// `smtps://`: TLS from the start.
         case implicitTLS
     }
 
-    public let host: String
-    public let port: Int
-    public let security: Security
-    public let username: String?
-    public let password: String?
+    let host: String
+    let port: Int
+    let security: Security
+    let username: String?
+    let password: String?
 
-    public init(parsing text: String) throws(ServerConfiguration.Invalid) {
+    init(parsing text: String) throws(ServerConfiguration.Invalid) {
         guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), scheme == "smtp" || scheme == "smtps",
               var host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/", url.query == nil, url.fragment == nil
         else {
@@ -43,7 +43,7 @@ public struct SMTPServer: Sendable, Equatable, CustomStringConvertible {
         host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 
-    public var description: String {
+    var description: String {
         let scheme = security == .implicitTLS ? "smtps" : "smtp"
         let user = username.map { "\($0)\(password == nil ? "" : ":***")@" } ?? ""
         let shownHost = host.contains(":") ? "[\(host)]" : host
