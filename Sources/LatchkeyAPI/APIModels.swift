@@ -39,10 +39,13 @@ package protocol JSONReadable {
 package struct AccountUpdateRequest: JSONReadable {
     package var displayName: String?
     package var credo: String?
+    /// The person's username for other apps (`preferred_username`); null removes it.
+    package var username: FieldChange<String> = .keep
 
     package init(json reader: JSONShapeReader) throws(JSONShapeError) {
         displayName = try reader.optionalString("displayName")
         credo = try reader.optionalString("credo")
+        username = try reader.stringChange("username")
     }
 }
 

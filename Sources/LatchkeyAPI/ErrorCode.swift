@@ -96,6 +96,10 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let unknownDeviceRequest = ErrorCode("unknown_device_request", .notFound)
     package static let unknownIcon = ErrorCode("unknown_icon", .notFound)
     package static let unknownProvider = ErrorCode("unknown_provider", .notFound)
+    /// No OpenID Connect client has this id (the admin API, `latchkey admin clients`).
+    package static let unknownClient = ErrorCode("unknown_client", .notFound)
+    /// The person gave this client no access (no consent, no live grant): "Apps with access".
+    package static let unknownApp = ErrorCode("unknown_app", .notFound)
     package static let noIcon = ErrorCode("no_icon", .notFound)
     package static let methodNotAllowed = ErrorCode("method_not_allowed", .methodNotAllowed)
 
@@ -104,6 +108,12 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let credentialExists = ErrorCode("credential_exists", .conflict)
     package static let lastPasskey = ErrorCode("last_passkey", .conflict)
     package static let tooManyPasskeys = ErrorCode("too_many_passkeys", .conflict)
+    /// Another OpenID Connect client has this id.
+    package static let clientIdTaken = ErrorCode("client_id_taken", .conflict)
+    /// A public client has no secret to rotate (make it confidential with an update instead).
+    package static let clientIsPublic = ErrorCode("client_is_public", .conflict)
+    /// Another account has this username.
+    package static let usernameTaken = ErrorCode("username_taken", .conflict)
     package static let wrongCeremony = ErrorCode("wrong_ceremony", .conflict, compatibilityOnly: true)
     package static let alreadySignedIn = ErrorCode("already_signed_in", .conflict, compatibilityOnly: true)
 
@@ -111,6 +121,19 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
 
     package static let bodyTooLarge = ErrorCode("body_too_large", .tooLarge)
     package static let invalidField = ErrorCode("invalid_field", .invalidField)
+    // The OpenID Connect client rules (`OIDCClientRules`), one code per rule.
+    package static let clientIdInvalid = ErrorCode("client_id_invalid", .invalidField)
+    package static let clientNameInvalid = ErrorCode("client_name_invalid", .invalidField)
+    package static let redirectURIRequired = ErrorCode("redirect_uri_required", .invalidField)
+    package static let redirectURIInvalid = ErrorCode("redirect_uri_invalid", .invalidField)
+    package static let postLogoutURIInvalid = ErrorCode("post_logout_uri_invalid", .invalidField)
+    package static let idTokenAlgInvalid = ErrorCode("id_token_alg_invalid", .invalidField)
+    package static let clientScopeInvalid = ErrorCode("client_scope_invalid", .invalidField)
+    package static let openidScopeRequired = ErrorCode("openid_scope_required", .invalidField)
+    // The account profile's rules (`InputRules+Profile.swift`); group names are the clients' too.
+    package static let groupNameInvalid = ErrorCode("group_name_invalid", .invalidField)
+    package static let usernameInvalid = ErrorCode("username_invalid", .invalidField)
+    package static let emailInvalid = ErrorCode("email_invalid", .invalidField)
     package static let rateLimited = ErrorCode("rate_limited", .rateLimited)
     /// As many device requests are waiting as the server keeps (`DeviceApprovalService.liveLimit`).
     package static let tooManyDeviceRequests = ErrorCode("too_many_device_requests", .unavailable)
@@ -130,5 +153,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
         bodyTooLarge, invalidField, rateLimited, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,
         oidcMalformedRequest, oidcInvalidClient, oidcInvalidRedirectURI, oidcGroupNotAllowed,
+        unknownClient, unknownApp, clientIdTaken, clientIsPublic, usernameTaken,
+        clientIdInvalid, clientNameInvalid, redirectURIRequired, redirectURIInvalid, postLogoutURIInvalid, idTokenAlgInvalid,
+        clientScopeInvalid, openidScopeRequired, groupNameInvalid, usernameInvalid, emailInvalid,
     ]
 }

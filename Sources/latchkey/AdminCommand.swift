@@ -8,12 +8,12 @@ import LatchkeyServer
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
-        abstract: "Operate Latchkey on its database: accounts, passkeys, sessions, admin keys, the audit trail.",
+        abstract: "Operate Latchkey on its database: accounts, passkeys, sessions, OpenID Connect clients, admin keys, the audit trail.",
         discussion: """
             Works on the database directly (stop nothing; SQLite and PostgreSQL both allow it while the server runs). \
             Tables for people; --json prints what the admin API answers.
             """,
-        subcommands: [Accounts.self, Passkeys.self, Sessions.self, Recovery.self, Keys.self, Audit.self])
+        subcommands: [Accounts.self, Passkeys.self, Sessions.self, Clients.self, Recovery.self, Keys.self, Audit.self])
 
     /// Where the database is: `--database`, else `--config`'s file, else `LATCHKEY_DATABASE`, else ./latchkey.sqlite.
     struct Database: ParsableArguments {
@@ -52,7 +52,8 @@ struct AdminCommand: AsyncParsableCommand {
             try await withConfiguration(command: "admin") { try await AdminConsole.open(configuration: $0) }
         }
 
-        /// Runs `body` on the opened database and prints its answer; a refusal is printed with exit status 1.
+        /// Runs `body` on the opened database and prints its answer; a refusal is printed with its exit
+        /// status (1, or 2 for a field's broken rule).
         func run(_ body: (AdminConsole) async throws -> String) async throws {
             let console = try await console()
             let answer: Result<String, any Error>
@@ -63,7 +64,7 @@ struct AdminCommand: AsyncParsableCommand {
                 print(text)
             case .failure(let refusal as AdminConsole.Refusal):
                 Output.printError("latchkey admin: \(refusal.message) (\(refusal.code))")
-                throw ExitCode(1)
+                throw ExitCode(refusal.status)
             case .failure(let error):
                 throw error
             }
@@ -85,8 +86,8 @@ struct AdminCommand: AsyncParsableCommand {
 
     struct Accounts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Find, show, disable, enable and delete accounts.",
-            subcommands: [List.self, Search.self, Show.self, Disable.self, Enable.self, Delete.self])
+            abstract: "Find, show, disable, enable and delete accounts; set what apps may learn about a person.",
+            subcommands: [List.self, Search.self, Show.self, SetProfile.self, Disable.self, Enable.self, Delete.self])
 
         struct List: AsyncParsableCommand {
             static let configuration = CommandConfiguration(abstract: "Every account, in id order.")
@@ -136,6 +137,42 @@ struct AdminCommand: AsyncParsableCommand {
 
             func run() async throws {
                 try await database.run { try await $0.showAccount(id: account, json: json) }
+            }
+        }
+
+        struct SetProfile: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "set",
+                abstract: "Set what apps signing people in with OpenID Connect learn: username, email (and whether it is verified), groups.")
+            @Argument(help: "The account id.") var account: String
+            @Option(help: "The username apps see as preferred_username (2 to 32 of a-z 0-9 . _ -; lower-cased).") var username: String?
+            @Flag(name: .customLong("no-username"), help: "Remove the username.") var noUsername = false
+            @Option(help: "The email address.") var email: String?
+            @Flag(name: .customLong("no-email"), help: "Remove the email address.") var noEmail = false
+            @Flag(inversion: .prefixedNo, help: "Whether the email address is verified (a new address is not, unless this says so).")
+            var emailVerified: Bool?
+            @Option(name: .customLong("group"), help: ArgumentHelp("A group the account is in (repeat; replaces its groups).", valueName: "group"))
+            var groups: [String] = []
+            @Flag(name: .customLong("no-groups"), help: "Take the account out of every group.") var noGroups = false
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of text.") var json = false
+
+            func validate() throws {
+                guard !(noUsername && username != nil) else { throw ValidationError("--username and --no-username exclude each other.") }
+                guard !(noEmail && email != nil) else { throw ValidationError("--email and --no-email exclude each other.") }
+                guard !(noGroups && !groups.isEmpty) else { throw ValidationError("--group and --no-groups exclude each other.") }
+            }
+
+            func run() async throws {
+                var settings = AdminConsole.ProfileSettings()
+                settings.username = username
+                settings.removeUsername = noUsername
+                settings.email = email
+                settings.removeEmail = noEmail
+                settings.emailVerified = emailVerified
+                settings.groups = groups
+                settings.removeGroups = noGroups
+                try await database.run { try await $0.setProfile(accountId: account, settings, json: json) }
             }
         }
 

@@ -17,6 +17,9 @@ package struct AdminConsole: Sendable {
     package struct Refusal: Error, CustomStringConvertible {
         package let code: String
         package let message: String
+        /// The exit status: 1 (refused), or 2 when what was typed breaks a field's rule (a client's or a
+        /// profile's: called wrongly, like a usage error).
+        package var status: Int32 = 1
         package var description: String { message }
     }
 
@@ -45,15 +48,17 @@ package struct AdminConsole: Sendable {
         try? await connections.shutdown()
     }
 
-    private func run<T>(_ body: () async throws -> T) async throws -> T {
+    /// Runs `body`, making its `APIError` a `Refusal`; with `rulesAreUsage`, a broken field rule (422)
+    /// exits 2.
+    func run<T>(rulesAreUsage: Bool = false, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as APIError {
-            throw Refusal(code: error.code, message: error.message)
+            throw Refusal(code: error.code, message: error.message, status: rulesAreUsage && error.kind == .invalidField ? 2 : 1)
         }
     }
 
-    private static func json(_ value: some Encodable) throws -> String {
+    static func json(_ value: some Encodable) throws -> String {
         String(decoding: try JSONResponse.encoder.encode(value), as: UTF8.self)
     }
 
@@ -255,7 +260,7 @@ package struct AdminConsole: Sendable {
 
     // MARK: Text
 
-    private static func render(_ detail: AdminAccountDetailJSON, json: Bool) throws -> String {
+    static func render(_ detail: AdminAccountDetailJSON, json: Bool) throws -> String {
         if json { return try Self.json(detail) }
         let account = detail.account
         var text = """
@@ -264,6 +269,9 @@ package struct AdminConsole: Sendable {
             Created      \(Self.text(account.createdAt))
             Last login   \(Self.text(account.lastLoginAt))
             State        \(account.disabledAt == nil ? "enabled" : "disabled since " + Self.text(account.disabledAt))
+            Username     \(detail.username ?? "-")
+            Email        \(detail.email.map { $0 + (detail.emailVerified ? " (verified)" : " (not verified)") } ?? "-")
+            Groups       \(detail.groups.isEmpty ? "-" : detail.groups.joined(separator: " "))
 
             """
         var passkeys = Table(["PASSKEY ID", "NAME", "PROVIDER", "CREATED", "LAST USED", "SYNCED"])

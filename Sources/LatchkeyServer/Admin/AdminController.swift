@@ -13,6 +13,10 @@ struct AdminController: Sendable {
         let routes = RouteCollection(context: Context.self).add(middleware: AdminKeyMiddleware<Context>(admin: admin))
         routes.get("accounts") { request, _ in try await admin.accounts(try search(request)) }
         routes.get("accounts/:id") { _, context in try await admin.account(id: try context.parameters.require("id")) }
+        routes.patch("accounts/:id") { request, context in
+            let body = try await RequestBody.decode(AccountProfileRequest.self, from: request)
+            return try await admin.setProfile(accountId: try context.parameters.require("id"), body, origin: origin(request, context))
+        }
         routes.post("accounts/:id/disable") { request, context in
             try await admin.disable(accountId: try context.parameters.require("id"), origin: origin(request, context))
         }
@@ -47,6 +51,23 @@ struct AdminController: Sendable {
         routes.delete("recovery/:id") { request, context in
             try await admin.recovery.revoke(grantId: try context.parameters.require("id"), origin: origin(request, context))
             return NoContent()
+        }
+        routes.get("clients") { _, _ in JSONArrayBody(elements: try await admin.clients()) }
+        routes.post("clients") { request, context in
+            let body = try await RequestBody.decode(OIDCClientRequest.self, from: request)
+            return APIReply(status: .created, body: try await admin.createClient(body, origin: origin(request, context)))
+        }
+        routes.get("clients/:clientId") { _, context in try await admin.client(id: try context.parameters.require("clientId")) }
+        routes.patch("clients/:clientId") { request, context in
+            let body = try await RequestBody.decode(OIDCClientRequest.self, from: request)
+            return try await admin.updateClient(id: try context.parameters.require("clientId"), body, origin: origin(request, context))
+        }
+        routes.delete("clients/:clientId") { request, context in
+            try await admin.removeClient(id: try context.parameters.require("clientId"), origin: origin(request, context))
+            return NoContent()
+        }
+        routes.post("clients/:clientId/secret") { request, context in
+            try await admin.rotateClientSecret(id: try context.parameters.require("clientId"), origin: origin(request, context))
         }
         routes.get("audit") { request, _ in try await admin.events(try auditQuery(request)) }
         routes.get("keys") { _, _ in JSONArrayBody(elements: try await admin.keys()) }

@@ -36,10 +36,15 @@ struct AdminAccountPageJSON: NullKeepingBody, Equatable {
     let next: String?
 }
 
-/// One account with its passkeys and live sessions.
-struct AdminAccountDetailJSON: APIResponseBody {
+/// One account with its passkeys and live sessions, and what apps may learn about the person
+/// (OpenID Connect): username and email null when there are none.
+struct AdminAccountDetailJSON: NullKeepingBody {
     let account: AdminAccountJSON
     let credo: String
+    let username: String?
+    let email: String?
+    let emailVerified: Bool
+    let groups: [String]
     let passkeys: [PasskeyJSON]
     let sessions: [AdminSessionJSON]
 }

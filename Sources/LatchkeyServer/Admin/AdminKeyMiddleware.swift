@@ -23,13 +23,24 @@ struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         // Reading needs any key; issuing or revoking a recovery grant a recovery key; any other change a write key.
         let reading = request.method == .get || request.method == .head
-        let needed: AdminKeyRecord.Scope = reading ? .read : request.uri.path.split(separator: "/").contains("recovery") ? .recovery : .write
+        let needed: AdminKeyRecord.Scope = reading ? .read : Self.isRecovery(request.uri.path) ? .recovery : .write
         guard key.scope.allows(needed) else {
             throw APIError(.insufficientScope, "This admin key's scope is \(key.scope.rawValue); this operation needs a \(needed.rawValue) key.")
         }
         return try await AdminCaller.$key.withValue(key) {
             try await next(request, context)
         }
+    }
+}
+
+extension AdminKeyMiddleware {
+    /// `/api/admin/recovery/…` and `/api/admin/accounts/{id}/recovery`, by position: an id that happens to
+    /// read "recovery" (a client's, `/api/admin/clients/recovery`) is not a recovery route.
+    static func isRecovery(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        guard let admin = parts.firstIndex(of: "admin") else { return false }
+        let rest = parts[(admin + 1)...]
+        return rest.first == "recovery" || (rest.first == "accounts" && rest.dropFirst(2).first == "recovery")
     }
 }
 

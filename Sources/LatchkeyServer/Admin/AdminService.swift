@@ -36,7 +36,10 @@ struct AdminService: Sendable {
         guard let summary = try await store.accountSummary(id: id, now: now()) else { throw Self.unknownAccount }
         let passkeys = try await store.credentials(accountId: id).map { PasskeyJSON($0, providers: providers, androidApps: androidApps) }
         let sessions = try await store.sessions(accountId: id, now: now()).map(AdminSessionJSON.init)
-        return AdminAccountDetailJSON(account: AdminAccountJSON(summary), credo: summary.account.credo, passkeys: passkeys, sessions: sessions)
+        let profile = try await store.accountProfile(id: id)
+        return AdminAccountDetailJSON(
+            account: AdminAccountJSON(summary), credo: summary.account.credo, username: profile?.username, email: profile?.email,
+            emailVerified: profile?.emailVerified ?? false, groups: profile?.groups ?? [], passkeys: passkeys, sessions: sessions)
     }
 
     static let unknownAccount = APIError(.unknownAccount, "There is no account with this id.")

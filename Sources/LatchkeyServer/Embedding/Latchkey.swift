@@ -163,6 +163,7 @@ public struct Latchkey: Sendable {
             .routes(signedIn: signedIn))
         api.addRoutes(AccountController(store: store, sessions: sessions, configuration: configuration, providers: providers, now: now)
             .routes(signedIn: signedIn))
+        api.addRoutes(AccountAppsController(store: store, trustForwardedFor: configuration.trustForwardedFor, now: now).routes(signedIn: signedIn))
         let tokens = TokenController(
             issuer: issuer, sessionTokens: configuration.accessTokens, sessions: sessions, introspectionSecret: configuration.introspectionSecret, trustForwardedFor: configuration.trustForwardedFor)
         api.addRoutes(tokens.routes(signedIn: signedIn))

@@ -39,25 +39,40 @@ struct AccountController: Sendable {
         AuditOrigin(request, context: context, actor: "person", trustForwardedFor: configuration.trustForwardedFor)
     }
 
-    /// The account, with the recovery risk its passkeys make (one passkey, or only device-bound ones).
+    /// The account, with the recovery risk its passkeys make (one passkey, or only device-bound ones),
+    /// and what apps may learn about the person.
     func account(_ caller: RequestAuthentication.Caller) async throws -> AccountDetailsJSON {
         let passkeys = try await store.credentials(accountId: caller.accountId)
-        return AccountDetailsJSON(account: AccountJSON(caller.account), recoveryRisk: RecoveryRisk(passkeys: passkeys))
+        let profile = try await store.accountProfile(id: caller.accountId)
+        return AccountDetailsJSON(account: AccountJSON(caller.account), recoveryRisk: RecoveryRisk(passkeys: passkeys), profile: profile)
     }
 
+    /// The display name, the credo, the username (null removes it), in one transaction with one event
+    /// naming the fields changed. Answers the account as sign-up and login do (`GET /api/account` has the
+    /// username and the rest).
     func update(_ request: Request, _ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> AccountJSON {
         let body = try await RequestBody.decode(AccountUpdateRequest.self, from: request)
-        guard body.displayName != nil || body.credo != nil else {
-            throw APIError(.invalidField, "Send displayName, credo, or both.")
+        guard body.displayName != nil || body.credo != nil || !body.username.isKept else {
+            throw APIError(.invalidField, "Send displayName, credo or username (null removes the username).")
         }
         let displayName = try body.displayName.map { try InputRules.displayName($0) }
         let credo = try body.credo.map(InputRules.credo)
-        let event = origin.event(.accountUpdated, at: now(), account: caller.accountId, detail: .changed(displayName: displayName, credo: credo))
-        guard let account = try await store.updateAccount(
-            id: caller.accountId, displayName: displayName, credo: credo, now: event.at, event: event)
-        else {
-            throw APIError.notAuthenticated
+        let username = try body.username.map { name throws(APIError) in try InputRules.username(name) }
+        var detail = AuditDetail.changed(displayName: displayName, credo: credo)
+        var profile: [Store.ProfileChange] = []
+        if !username.isKept {
+            profile.append(.username(username.value))
+            detail = AuditDetail.changed(displayName: displayName, credo: credo, username: true)
         }
+        let event = origin.event(.accountUpdated, at: now(), account: caller.accountId, detail: detail)
+        let account: AccountRecord?
+        do {
+            account = try await store.updateAccount(
+                id: caller.accountId, displayName: displayName, credo: credo, profile: profile, now: event.at, event: event)
+        } catch Store.Failure.duplicate {
+            throw AdminService.usernameTaken
+        }
+        guard let account else { throw APIError.notAuthenticated }
         return AccountJSON(account)
     }
 

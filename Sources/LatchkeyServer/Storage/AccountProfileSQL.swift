@@ -7,5 +7,15 @@ extension SQL {
     static let setAccountUsername = StoreStatement("UPDATE accounts SET username = $2, updated_at = $3 WHERE id = $1 RETURNING id")
     static let setAccountEmail = StoreStatement(
         "UPDATE accounts SET email = $2, email_verified = $3, updated_at = $4 WHERE id = $1 RETURNING id")
+    /// A new address keeps its verification only when it is the address already stored (the right-hand
+    /// sides read the row as it was).
+    static let setAccountEmailKeepingVerification = StoreStatement("""
+        UPDATE accounts SET email_verified = CASE WHEN $2 IS NOT NULL AND email = $2 THEN email_verified ELSE 0 END, email = $2,
+            updated_at = $3
+        WHERE id = $1 RETURNING id
+        """)
+    static let setAccountEmailVerified = StoreStatement("""
+        UPDATE accounts SET email_verified = CASE WHEN email IS NULL THEN 0 ELSE $2 END, updated_at = $3 WHERE id = $1 RETURNING id
+        """)
     static let setAccountGroups = StoreStatement("UPDATE accounts SET group_names = $2, updated_at = $3 WHERE id = $1 RETURNING id")
 }

@@ -143,9 +143,12 @@ struct AuditDetail: Sendable, ExpressibleByDictionaryLiteral {
         members = elements
     }
 
-    /// An account change's detail: which fields changed (the credo's text is the person's, not the trail's).
-    static func changed(displayName: String?, credo: String?) -> AuditDetail {
-        var detail: AuditDetail = ["fields": .text([displayName.map { _ in "displayName" }, credo.map { _ in "credo" }].compactMap { $0 }.joined(separator: ","))]
+    /// An account change's detail: which fields changed (the credo's text and the username are the
+    /// person's, not the trail's: only the display name, which every event of the account shows anyway,
+    /// is written out).
+    static func changed(displayName: String?, credo: String?, username: Bool = false) -> AuditDetail {
+        let fields = [displayName.map { _ in "displayName" }, credo.map { _ in "credo" }, username ? "username" : nil].compactMap { $0 }
+        var detail: AuditDetail = ["fields": .text(fields.joined(separator: ","))]
         if let displayName { detail.members.append(("displayName", .text(displayName))) }
         return detail
     }

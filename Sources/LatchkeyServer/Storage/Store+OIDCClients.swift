@@ -32,8 +32,10 @@ extension Store {
         }
     }
 
-    /// Writes everything but the id, secret and creation; false when there is no such client.
-    func updateOIDCClient(_ client: OIDCClientRecord, event: AuditEvent) async throws -> Bool {
+    /// Writes everything but the id, secret and creation (and, with `secretChanged`, the secret digest
+    /// too, in the same transaction: a client made public or confidential); false when there is no such
+    /// client.
+    func updateOIDCClient(_ client: OIDCClientRecord, secretChanged: Bool = false, event: AuditEvent) async throws -> Bool {
         try await connections.transaction { db in
             let updated = try await db.first(StoreQuery(
                 SQL.updateOIDCClient, .text(client.id), .text(client.name), .text(OIDCClientRecord.stored(client.redirectURIs)),
@@ -41,6 +43,9 @@ extension Store {
                 .text(OIDCClientRecord.stored(client.scopes)), .text(OIDCClientRecord.stored(client.allowedGroups)),
                 .milliseconds(client.updatedAt)))
             guard updated != nil else { return false }
+            if secretChanged {
+                try await db.run(StoreQuery(SQL.setOIDCClientSecret, .text(client.id), .blob(client.secretHash), .milliseconds(client.updatedAt)))
+            }
             try await audit.append([event], on: db)
             return true
         }

@@ -122,11 +122,16 @@ struct Store: Sendable {
         }
     }
 
-    /// Changes the account's display name, credo or both; `event` (`account.updated`) is written with the
-    /// change, and nothing when there is no such account.
-    func updateAccount(id: String, displayName: String?, credo: String?, now: Date, event: AuditEvent) async throws -> AccountRecord? {
+    /// Changes the account's display name, credo or both, and `profile` (the person's username) in the
+    /// same transaction; `event` (`account.updated`) is written with the change, and nothing when there
+    /// is no such account.
+    func updateAccount(
+        id: String, displayName: String?, credo: String?, profile: [ProfileChange] = [], now: Date, event: AuditEvent
+    ) async throws -> AccountRecord? {
         try await connections.transaction { db in
             guard var account = try await db.first(StoreQuery(SQL.account, .text(id))).map(AccountRecord.init(row:)) else { return nil }
+            // A username another account has throws `Failure.duplicate` here, before anything changed.
+            guard try await applyProfile(profile, accountId: id, at: now, on: db) else { return nil }
             if let displayName { account.displayName = displayName }
             if let credo { account.credo = credo }
             account.updatedAt = now

@@ -1,0 +1,45 @@
+import WebAuthn
+
+/// `POST /api/admin/clients` (every member but `id`, `public`, `postLogoutUris`, `idTokenAlg`,
+/// `firstParty`, `scopes` and `allowedGroups` required; `OIDCClientRules` says which member is wrong and
+/// why) and `PATCH /api/admin/clients/{clientId}` (the members sent replace the stored ones).
+package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
+    /// A chosen client id; generated when left out (creation only).
+    package var id: String?
+    package var name: String?
+    package var redirectUris: [String]?
+    package var postLogoutUris: [String]?
+    /// True: a public client (no secret; PKCE). False on an update of a public client gives it a secret.
+    package var isPublic: Bool?
+    package var idTokenAlg: String?
+    package var firstParty: Bool?
+    package var scopes: [String]?
+    package var allowedGroups: [String]?
+
+    package init(
+        id: String? = nil, name: String? = nil, redirectUris: [String]? = nil, postLogoutUris: [String]? = nil, isPublic: Bool? = nil,
+        idTokenAlg: String? = nil, firstParty: Bool? = nil, scopes: [String]? = nil, allowedGroups: [String]? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.redirectUris = redirectUris
+        self.postLogoutUris = postLogoutUris
+        self.isPublic = isPublic
+        self.idTokenAlg = idTokenAlg
+        self.firstParty = firstParty
+        self.scopes = scopes
+        self.allowedGroups = allowedGroups
+    }
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        id = try reader.optionalString("id")
+        name = try reader.optionalString("name")
+        redirectUris = try reader.optionalStringArray("redirectUris")
+        postLogoutUris = try reader.optionalStringArray("postLogoutUris")
+        isPublic = try reader.optionalBool("public")
+        idTokenAlg = try reader.optionalString("idTokenAlg")
+        firstParty = try reader.optionalBool("firstParty")
+        scopes = try reader.optionalStringArray("scopes")
+        allowedGroups = try reader.optionalStringArray("allowedGroups")
+    }
+}

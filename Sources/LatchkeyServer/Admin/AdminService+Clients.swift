@@ -1,0 +1,94 @@
+import Foundation
+import LatchkeyAPI
+
+/// The OpenID Connect clients an operator registers (`latchkey admin clients`, `/api/admin/clients`).
+/// The rules are `OIDCClientRules`'; a confidential client's secret is made here, answered once, and
+/// stored as its SHA-256 only. Each change is audited (`oidc_client.*`, detail `client` and
+/// `clientName`) in its own transaction.
+extension AdminService {
+    static let unknownClient = APIError(.unknownClient, "There is no OpenID Connect client with this id (latchkey admin clients list).")
+
+    func clients() async throws -> [OIDCClientJSON] {
+        try await store.oidcClients().map(OIDCClientJSON.init)
+    }
+
+    func client(id: String) async throws -> OIDCClientJSON {
+        OIDCClientJSON(try await record(id: id))
+    }
+
+    /// Registers a client: the id given (`OIDCClientRules.clientId`) or a generated one; a secret unless
+    /// it is public.
+    func createClient(_ request: OIDCClientRequest, origin: AuditOrigin) async throws -> OIDCClientSecretJSON {
+        let chosen = try request.id.map { id throws(APIError) in try OIDCClientRules.clientId(id) }
+        let secret = request.isPublic == true ? nil : OIDCClientRules.generatedSecret()
+        let at = now()
+        // A generated id is 128 random bits: a second draw is for form's sake only.
+        for _ in 0..<(chosen == nil ? 2 : 1) {
+            let client = try OIDCClientRules.newClient(
+                request, id: chosen ?? OIDCClientRules.generatedId(), secretHash: secret.map(SecretDigest.of), at: at, by: origin.actor)
+            let event = origin.event(.oidcClientCreated, at: at, account: nil, detail: [
+                "client": .text(client.id), "clientName": .text(client.name), "public": .flag(client.isPublic),
+            ])
+            if try await store.insertOIDCClient(client, event: event) {
+                return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret)
+            }
+        }
+        throw APIError(.clientIdTaken, "Another client has the id \(chosen ?? "drawn"); choose another (id, --id).")
+    }
+
+    /// Changes what the request sends. `public: true` drops the secret; `public: false` on a public
+    /// client gives it one, answered here once.
+    func updateClient(id: String, _ request: OIDCClientRequest, origin: AuditOrigin) async throws -> OIDCClientSecretJSON {
+        let current = try await record(id: id)
+        let at = now()
+        var (client, changed) = try OIDCClientRules.updated(current, by: request, at: at)
+        var secret: String?
+        switch (request.isPublic, current.isPublic) {
+        case (true?, false):
+            client.secretHash = nil
+        case (false?, true):
+            let made = OIDCClientRules.generatedSecret()
+            secret = made
+            client.secretHash = SecretDigest.of(made)
+        default:
+            break
+        }
+        let secretChanged = client.isPublic != current.isPublic
+        if secretChanged { changed.append("public") }
+        let event = origin.event(.oidcClientUpdated, at: at, account: nil, detail: [
+            "client": .text(client.id), "clientName": .text(client.name), "fields": .text(changed.joined(separator: ",")),
+        ])
+        guard try await store.updateOIDCClient(client, secretChanged: secretChanged, event: event) else { throw Self.unknownClient }
+        return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret)
+    }
+
+    /// A new secret for a confidential client; the old one stops working at once.
+    func rotateClientSecret(id: String, origin: AuditOrigin) async throws -> OIDCClientSecretJSON {
+        var client = try await record(id: id)
+        guard !client.isPublic else {
+            throw APIError(.clientIsPublic, "Client \(id) is public and has no secret; make it confidential with an update (public: false, --confidential) instead.")
+        }
+        let secret = OIDCClientRules.generatedSecret()
+        client.secretHash = SecretDigest.of(secret)
+        client.updatedAt = now()
+        let event = origin.event(.oidcClientSecretRotated, at: client.updatedAt, account: nil, detail: [
+            "client": .text(client.id), "clientName": .text(client.name),
+        ])
+        guard try await store.setOIDCClientSecret(id: id, secretHash: client.secretHash, at: client.updatedAt, event: event) else {
+            throw Self.unknownClient
+        }
+        return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret)
+    }
+
+    /// Removes the client with everything people gave it (consents, grants and their tokens).
+    func removeClient(id: String, origin: AuditOrigin) async throws {
+        let client = try await record(id: id)
+        let event = origin.event(.oidcClientRemoved, at: now(), account: nil, detail: ["client": .text(client.id), "clientName": .text(client.name)])
+        guard try await store.deleteOIDCClient(id: id, event: event) else { throw Self.unknownClient }
+    }
+
+    private func record(id: String) async throws -> OIDCClientRecord {
+        guard let client = try await store.oidcClient(id: id) else { throw Self.unknownClient }
+        return client
+    }
+}

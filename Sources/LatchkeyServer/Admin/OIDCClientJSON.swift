@@ -1,0 +1,41 @@
+import Foundation
+
+/// An OpenID Connect client as the admin API answers and `latchkey admin clients … --json` prints it:
+/// never its secret or the secret's digest, only whether it has one (`public`: it has none).
+struct OIDCClientJSON: NullKeepingBody, Equatable {
+    let id: String
+    let name: String
+    let `public`: Bool
+    let redirectUris: [String]
+    let postLogoutUris: [String]
+    let idTokenAlg: String
+    let firstParty: Bool
+    let scopes: [String]
+    let allowedGroups: [String]
+    let createdAt: Date
+    let updatedAt: Date
+    let createdBy: String
+
+    init(_ client: OIDCClientRecord) {
+        id = client.id
+        name = client.name
+        `public` = client.isPublic
+        redirectUris = client.redirectURIs
+        postLogoutUris = client.postLogoutURIs
+        idTokenAlg = client.idTokenAlgorithm
+        firstParty = client.firstParty
+        scopes = client.scopes
+        allowedGroups = client.allowedGroups
+        createdAt = client.createdAt
+        updatedAt = client.updatedAt
+        createdBy = client.createdBy
+    }
+}
+
+/// A client after a change that may have given it a secret (creation, an update that made it
+/// confidential, a rotation): `clientSecret` is the secret, in this answer only; null when no new one
+/// was made.
+struct OIDCClientSecretJSON: NullKeepingBody {
+    let client: OIDCClientJSON
+    let clientSecret: String?
+}

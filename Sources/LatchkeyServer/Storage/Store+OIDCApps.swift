@@ -1,0 +1,70 @@
+import Foundation
+import SQLKit
+
+/// "Apps with access": the clients a person let in, and the person taking that back. Taking it back
+/// removes the consent (the next sign-in asks again) and revokes every grant of the account for the
+/// client — its refresh tokens and access tokens stop working — in one transaction with its audit event.
+extension Store {
+    /// The apps the account consented to or holds a live grant for, by name.
+    func oidcApps(accountId: String, now: Date) async throws -> [OIDCAppAccess] {
+        try await connections.withConnection { db in
+            struct Gathered {
+                var name: String
+                var scopes: Set<String> = []
+                var listed = false
+                var first: Date?
+                var last: Date?
+            }
+            var apps: [String: Gathered] = [:]
+            for row in try await db.all(StoreQuery(SQL.oidcAppConsents, .text(accountId))) {
+                let id = try row.decode(column: "client_id", as: String.self)
+                var app = Gathered(name: try row.decode(column: "name", as: String.self))
+                app.scopes.formUnion(OIDCClientRecord.list(try row.decode(column: "scopes", as: String.self)))
+                app.listed = true
+                app.first = Timestamp.date(try row.decode(column: "granted_at", as: Int64.self))
+                apps[id] = app
+            }
+            for row in try await db.all(StoreQuery(SQL.oidcAppGrants, .text(accountId))) {
+                let id = try row.decode(column: "client_id", as: String.self)
+                let name = try row.decode(column: "name", as: String.self)
+                var app = apps[id] ?? Gathered(name: name)
+                let created = Timestamp.date(try row.decode(column: "created_at", as: Int64.self))
+                let live = try row.decode(column: "revoked_at", as: Int64?.self) == nil
+                    && Timestamp.date(try row.decode(column: "expires_at", as: Int64.self)) > now
+                if live {
+                    app.listed = true
+                    app.scopes.formUnion(OIDCClientRecord.list(try row.decode(column: "scope", as: String.self)))
+                }
+                let used = max(created, try row.decode(column: "refreshed_at", as: Int64?.self).map(Timestamp.date) ?? created)
+                app.first = min(app.first ?? created, created)
+                app.last = max(app.last ?? used, used)
+                apps[id] = app
+            }
+            return apps.compactMap { id, app in
+                guard app.listed, let first = app.first else { return nil }
+                return OIDCAppAccess(
+                    clientId: id, clientName: app.name, scopes: OIDCScope.supported.filter(app.scopes.contains), consentedAt: first,
+                    lastUsedAt: app.last)
+            }.sorted { ($0.clientName.lowercased(), $0.clientId) < ($1.clientName.lowercased(), $1.clientId) }
+        }
+    }
+
+    /// Ends the account's access for `clientId`: deletes the consent and revokes every grant, with the
+    /// event `event(clientName)`. False when there was nothing to end (no such client, or neither a
+    /// consent nor a live grant: what the list would not show), and then nothing changes.
+    func revokeOIDCApp(accountId: String, clientId: String, at now: Date, event: @escaping @Sendable (_ clientName: String) -> AuditEvent) async throws -> Bool {
+        try await connections.transaction { db in
+            guard let name = try await db.first(StoreQuery(SQL.oidcClientName, .text(clientId)))?.decode(column: "name", as: String.self) else {
+                return false
+            }
+            // Only an app the list shows can be taken back; an app whose grants all ran out has nothing to end.
+            let live = try await db.first(StoreQuery(SQL.liveOIDCAppGrants, .text(accountId), .text(clientId), .milliseconds(now)))?
+                .decode(column: "n", as: Int.self) ?? 0
+            let consents = try await db.changedRows(StoreQuery(SQL.deleteOIDCConsent, .text(accountId), .text(clientId)))
+            guard consents + live > 0 else { return false }
+            try await db.run(StoreQuery(SQL.revokeOIDCAppGrants, .text(accountId), .text(clientId), .milliseconds(now)))
+            try await audit.append([event(name)], on: db)
+            return true
+        }
+    }
+}

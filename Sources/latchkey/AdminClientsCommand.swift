@@ -1,0 +1,142 @@
+import ArgumentParser
+import LatchkeyServer
+
+/// `latchkey admin clients …`: the OpenID Connect clients (relying parties) people sign in to with
+/// their passkeys. A broken rule (a redirect URI, a scope, …) is one sentence naming the field, exit 2.
+extension AdminCommand {
+    struct Clients: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The OpenID Connect clients: apps that let people sign in with Latchkey.",
+            subcommands: [Add.self, List.self, Show.self, Update.self, RotateSecret.self, Remove.self])
+
+        /// The settings `add` and `update` share.
+        struct Settings: ParsableArguments {
+            @Option(name: .customLong("redirect-uri"), help: ArgumentHelp(
+                "Where codes may be sent, exactly (repeat for more): https, a native app's scheme (app.example:/cb), or http on localhost, 127.0.0.1 or [::1].",
+                valueName: "uri"))
+            var redirectURIs: [String] = []
+            @Option(name: .customLong("post-logout-uri"), help: ArgumentHelp(
+                "Where the app may send the person after logging out (repeat for more; same rules).", valueName: "uri"))
+            var postLogoutURIs: [String] = []
+            @Option(name: .customLong("id-token-alg"), help: "How its id_tokens are signed: ES256 (default) or RS256.")
+            var idTokenAlg: String?
+            @Option(name: .customLong("scope"), help: ArgumentHelp(
+                "A scope it may ask for (repeat): openid (required), profile, email, groups, offline_access. Default: all but offline_access.",
+                valueName: "scope"))
+            var scopes: [String] = []
+            @Option(name: .customLong("allowed-group"), help: ArgumentHelp(
+                "Only members of this group may sign in to it (repeat for more; default: anyone).", valueName: "group"))
+            var allowedGroups: [String] = []
+            @Flag(help: "Print JSON (what the admin API answers) instead of text.")
+            var json = false
+
+            func settings() -> AdminConsole.ClientSettings {
+                var settings = AdminConsole.ClientSettings()
+                settings.redirectURIs = redirectURIs
+                settings.postLogoutURIs = postLogoutURIs
+                settings.idTokenAlg = idTokenAlg
+                settings.scopes = scopes
+                settings.allowedGroups = allowedGroups
+                return settings
+            }
+        }
+
+        struct Add: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Register a client; a confidential client's secret is printed once (only its SHA-256 is stored).")
+            @Argument(help: "Its name, as the consent screen shows it (1 to 100 characters).") var name: String
+            @OptionGroup var settings: Settings
+            @Flag(help: "A public client (a native or single-page app): no secret, PKCE required.") var `public` = false
+            @Flag(name: .customLong("first-party"), help: "Operated by you: people are not asked for consent.") var firstParty = false
+            @Option(help: "Its client_id (3 to 64 of A-Z a-z 0-9 . _ -); default: 22 random characters.") var id: String?
+            @OptionGroup var database: Database
+
+            func run() async throws {
+                var given = settings.settings()
+                given.name = name
+                given.isPublic = `public`
+                given.firstParty = firstParty
+                try await database.run { try await $0.addClient(id: id, given, json: settings.json) }
+            }
+        }
+
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Every client (never their secrets).")
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of a table.") var json = false
+
+            func run() async throws {
+                try await database.run { try await $0.clients(json: json) }
+            }
+        }
+
+        struct Show: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "One client's settings.")
+            @Argument(help: "The client id.") var client: String
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of text.") var json = false
+
+            func run() async throws {
+                try await database.run { try await $0.showClient(id: client, json: json) }
+            }
+        }
+
+        struct Update: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Change a client: what is given replaces what it had (--redirect-uri replaces every redirect URI).")
+            @Argument(help: "The client id.") var client: String
+            @Option(help: "A new name.") var name: String?
+            @OptionGroup var settings: Settings
+            @Flag(name: .customLong("no-post-logout-uris"), help: "Remove every post-logout URI.") var noPostLogoutURIs = false
+            @Flag(name: .customLong("no-allowed-groups"), help: "Let anyone sign in to it again.") var noAllowedGroups = false
+            @Flag(inversion: .prefixedNo, help: "Whether people are asked for consent (--no-first-party: they are).")
+            var firstParty: Bool?
+            @Flag(help: "Make it public: its secret is deleted.") var `public` = false
+            @Flag(help: "Make a public client confidential: a secret is made and printed once.") var confidential = false
+            @OptionGroup var database: Database
+
+            func validate() throws {
+                guard !(`public` && confidential) else { throw ValidationError("--public and --confidential exclude each other.") }
+                guard !(noPostLogoutURIs && !settings.postLogoutURIs.isEmpty) else {
+                    throw ValidationError("--no-post-logout-uris and --post-logout-uri exclude each other.")
+                }
+                guard !(noAllowedGroups && !settings.allowedGroups.isEmpty) else {
+                    throw ValidationError("--no-allowed-groups and --allowed-group exclude each other.")
+                }
+            }
+
+            func run() async throws {
+                var given = settings.settings()
+                given.name = name
+                given.clearPostLogoutURIs = noPostLogoutURIs
+                given.clearAllowedGroups = noAllowedGroups
+                given.firstParty = firstParty
+                given.isPublic = `public` ? true : confidential ? false : nil
+                try await database.run { try await $0.updateClient(id: client, given, json: settings.json) }
+            }
+        }
+
+        struct RotateSecret: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "rotate-secret", abstract: "Give a confidential client a new secret, printed once; the old one stops working.")
+            @Argument(help: "The client id.") var client: String
+            @OptionGroup var database: Database
+            @Flag(help: "Print JSON instead of text.") var json = false
+
+            func run() async throws {
+                try await database.run { try await $0.rotateClientSecret(id: client, json: json) }
+            }
+        }
+
+        struct Remove: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Remove a client with the consents and grants people gave it (its tokens stop working).")
+            @Argument(help: "The client id.") var client: String
+            @OptionGroup var database: Database
+
+            func run() async throws {
+                try await database.run { try await $0.removeClient(id: client) }
+            }
+        }
+    }
+}
