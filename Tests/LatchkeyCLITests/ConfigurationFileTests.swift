@@ -20,8 +20,6 @@ struct ConfigurationFileTests {
     static let complete = """
         host = "0.0.0.0"
         port = 9123
-        tls-cert = "/etc/latchkey/tls/fullchain.pem"
-        tls-key = "/etc/latchkey/tls/privkey.pem"
         rp-id = "example.com"
         rp-name = "Example"
         origin = ["https://login.example.com", "https://example.com"]
@@ -104,8 +102,6 @@ struct ConfigurationFileTests {
         let c = try resolve(file: Self.complete)
         #expect(c.host == "0.0.0.0")
         #expect(c.port == 9123)
-        #expect(c.tlsCertificateFile == "/etc/latchkey/tls/fullchain.pem")
-        #expect(c.tlsKeyFile == "/etc/latchkey/tls/privkey.pem")
         #expect(c.rpId == "example.com")
         #expect(c.rpName == "Example")
         #expect(c.keyFile == "/etc/latchkey/latchkey.key")

@@ -84,6 +84,10 @@ struct ServeSettingsTests {
         #expect(tls.tlsCertificateFile == "fullchain.pem" && tls.tlsKeyFile == "privkey.pem")
         let given = try ServeCommand.parse(["--tls-cert", "a", "--tls-key", "b", "--origin", "https://login.example.com"]).resolve(environment: [:])
         #expect(given.origins == ["https://login.example.com"])
+        let file = try ConfigurationFile(text: "tls-cert = \"/etc/latchkey/tls/fullchain.pem\"\ntls-key = \"/etc/latchkey/tls/privkey.pem\"", path: "t.toml")
+        let fromFile = try ServeCommand.parse(["--port", "443"]).resolve(environment: [:], file: file)
+        #expect(fromFile.tlsCertificateFile == "/etc/latchkey/tls/fullchain.pem" && fromFile.tlsKeyFile == "/etc/latchkey/tls/privkey.pem")
+        #expect(fromFile.origins == ["https://localhost:443"])
         #expect(Self.exampleHasLine("# tls-cert = ") && Self.exampleHasLine("# tls-key = "))
     }
 
