@@ -242,6 +242,25 @@ def test_silent_and_half_sent_handshakes_are_closed(ca, files):
         assert server.call("GET", "/healthz")[0] == 200
 
 
+def test_a_busy_connection_outlives_the_handshake_deadline_on_either_protocol(ca, files):
+    """Once ALPN has chosen, the handshake deadline is gone: a connection that keeps sending requests is served
+    for longer than the silence allowed before a handshake, over HTTP/1.1 and over HTTP/2 (curl reuses one
+    connection for every URL, two a second)."""
+    certificate, key = files
+    with Server("--idle-timeout", "2", "--head-timeout", "1", tls=(certificate, key, ca.certificate)) as server:
+        url = f"{server.base}/healthz"
+        for protocol in ("--http1.1", "--http2"):
+            result = subprocess.run(
+                ["curl", "-sS", "--cacert", str(ca.certificate), protocol, "--rate", "2/s",
+                 "-w", "%{http_version} %{http_code} %{num_connects}\n", *["-o", "/dev/null", url] * 9],
+                capture_output=True, text=True, timeout=120)
+            assert result.returncode == 0, result.stderr
+            lines = result.stdout.split()
+            answers = [tuple(lines[i:i + 3]) for i in range(0, len(lines), 3)]
+            version = "1.1" if protocol == "--http1.1" else "2"
+            assert answers == [(version, "200", "1")] + [(version, "200", "0")] * 8, (protocol, answers)
+
+
 def frames(data):
     """HTTP/2 frames in `data`: (type, flags, stream) of each whole one."""
     found, offset = [], 0
