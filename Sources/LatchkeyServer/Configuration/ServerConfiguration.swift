@@ -104,6 +104,13 @@ public struct ServerConfiguration: Sendable {
     /// `trustForwardedFor`, where every connection comes from the proxy. A browser opens at most six per
     /// host, so this leaves room for dozens of people behind one NAT.
     public var maxConnectionsPerClient = 256
+    /// The certificate chain (PEM, the server's certificate first) that `latchkey serve` presents over
+    /// HTTPS (`--tls-cert`, with `tlsKeyFile`): HTTP/2 or HTTP/1.1 by ALPN, Secure cookies and HSTS
+    /// (`HTTPSChannel`). Nil: plain HTTP, for a reverse proxy to terminate TLS in front. Read again on
+    /// SIGHUP (`ServerCertificate`), so a renewed certificate needs no restart.
+    public var tlsCertificateFile: String?
+    /// The certificate's private key (PEM, unencrypted; `--tls-key`), readable by its owner only.
+    public var tlsKeyFile: String?
 
     /// Signed access tokens (JWT, ES256) for other backends: `POST /api/token` turns a session into one,
     /// `/.well-known/jwks.json` publishes the keys that verify them. Off by default.
@@ -160,6 +167,18 @@ public struct ServerConfiguration: Sendable {
     /// A passkey added through a recovery grant ends every other session of the account
     /// (`--recovery-ends-sessions`, on): whoever lost the device may not be the only one holding it.
     public var recoveryEndsSessions = true
+    /// Where Latchkey's mail goes (`--smtp-url`): `smtp://[user:password@]host[:port]` or `smtps://…`
+    /// (`SMTPServer`). Nil: Latchkey sends no mail, and a person cannot give an email address.
+    public var smtpURL: String?
+    /// The mails' `From` (`--smtp-from`): `Name <address>` or an address; nil: the RP name at
+    /// `noreply@` the RP ID.
+    public var smtpFrom: String?
+    /// A PEM file of the certificates that may sign the SMTP server's (`--smtp-ca-file`), instead of the
+    /// system's: a relay with a private CA.
+    public var smtpCAFile: String?
+    /// Mail a recovery link to an account's verified address on request (`--recovery-email`, off): whoever
+    /// controls the mailbox can then add a passkey. Needs `smtpURL`.
+    public var recoveryEmail = false
     /// `HOST:PORT` where the admin API (`/api/admin/…`) is served instead of the main address
     /// (`--admin-listen`): an interface only operators reach. Nil: beside the rest of the API.
     public var adminListen: String?
@@ -278,6 +297,16 @@ public struct ServerConfiguration: Sendable {
                 throw Invalid(description: "--prf-salt must be 1 to 64 bytes as base64url (32 random bytes: openssl rand 32 | basenc --base64url), not \"\(prfSalt)\"")
             }
         }
+        if let smtpURL { _ = try SMTPServer(parsing: smtpURL) }
+        if let smtpFrom, MailMessage.Mailbox.parse(smtpFrom) == nil {
+            throw Invalid(description: "the mails' sender (--smtp-from) must be an address or Name <address>, not \"\(smtpFrom)\"")
+        }
+        if smtpFrom == nil, smtpURL != nil, MailMessage.Mailbox.parse("noreply@\(rpId)") == nil {
+            throw Invalid(description: "give the mails' sender (--smtp-from): noreply@\(rpId) is not an address")
+        }
+        if recoveryEmail, smtpURL == nil {
+            throw Invalid(description: "--recovery-email needs --smtp-url: recovery links are mailed through it")
+        }
         if adminListen != nil, adminAddress == nil {
             throw Invalid(description: "--admin-listen must be HOST:PORT (127.0.0.1:9090, [::1]:9090), not \(adminListen ?? "")")
         }
@@ -318,7 +347,23 @@ public struct ServerConfiguration: Sendable {
             throw Invalid(description: "the Android app \(repeated.key) is given twice with the same fingerprint")
         }
         guard (0...256).contains(threads) else { throw Invalid(description: "the number of threads must be between 1 and 256 (0: one per core), not \(threads)") }
+        try ServerCertificate.checkFiles(certificate: tlsCertificateFile, key: tlsKeyFile)
     }
+
+    /// The SMTP server, when one is configured (and valid: `validate()` checked it).
+    var smtpServer: SMTPServer? { smtpURL.flatMap { try? SMTPServer(parsing: $0) } }
+
+    /// The mails' sender: `smtpFrom`, else the RP name at `noreply@` the RP ID.
+    var mailSender: MailMessage.Mailbox? {
+        if let smtpFrom { return MailMessage.Mailbox.parse(smtpFrom) }
+        return MailMessage.Mailbox.parse("noreply@\(rpId)").map { MailMessage.Mailbox(name: rpName, address: $0.address) }
+    }
+
+    /// Whether `latchkey serve` speaks HTTPS itself (`--tls-cert` and `--tls-key`).
+    public var servesTLS: Bool { tlsCertificateFile != nil && tlsKeyFile != nil }
+
+    /// `https` when the server speaks TLS itself, else `http`: for the addresses it prints and logs.
+    public var listeningScheme: String { servesTLS ? "https" : "http" }
 
     /// The scope the rate limit really has: as configured, else by the database.
     var effectiveRateLimitScope: RateLimitScope {
@@ -385,8 +430,9 @@ public struct ServerConfiguration: Sendable {
             userVerification: userVerification, signCountPolicy: signCountPolicy)
     }
 
-    /// Whether the session cookie gets `Secure`: when the page is served over https.
-    var secureCookies: Bool { origins.first?.hasPrefix("https://") ?? false }
+    /// Whether the session cookie gets `Secure` (and the `__Host-` name): when the page is served over
+    /// https, by a proxy in front (the first origin is https) or by this server itself (`servesTLS`).
+    var secureCookies: Bool { servesTLS || (origins.first?.hasPrefix("https://") ?? false) }
 }
 
 /// Where the data lives: an embedded SQLite file (the default), or a PostgreSQL server that several

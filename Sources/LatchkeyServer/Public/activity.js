@@ -50,14 +50,21 @@ function refusal(code) {
   return ` (${refusals[code] ?? code.replaceAll("_", " ")})`;
 }
 
-// What the account's profile change touched, from the detail's `fields` ("displayName,credo").
+// What the account's profile change touched, from the detail's `fields` ("displayName,credo"; and for
+// OpenID Connect "username", "email", "emailVerified", "groups", named without their values).
 function profileChange(detail) {
   const fields = (text(detail.fields) ?? "").split(",");
+  if (fields.includes("email") && detail.removed === true) return "Email address removed";
   const name = text(detail.displayName);
+  const others = [
+    fields.includes("credo") && "credo", fields.includes("username") && "username",
+    (fields.includes("email") || fields.includes("emailVerified")) && "email address", fields.includes("groups") && "groups",
+  ].filter(Boolean);
+  const rest = others.length > 1 ? `${others.slice(0, -1).join(", ")} and ${others.at(-1)}` : others[0];
   if (fields.includes("displayName") && name) {
-    return `Display name changed to ${quoted(name)}` + (fields.includes("credo") ? " and credo changed" : "");
+    return `Display name changed to ${quoted(name)}` + (rest ? ` and ${rest} changed` : "");
   }
-  if (fields.includes("credo")) return "Credo changed";
+  if (rest) return `${rest[0].toUpperCase()}${rest.slice(1)} changed`;
   return "Profile changed";
 }
 
@@ -95,7 +102,10 @@ export function describe(event, { name = null, before = null } = {}) {
     case "access_token.issued": return "An access token was issued for another service";
     case "passkey.refused": return "A passkey was refused by this service's rules" + (text(detail.rule) ? `: ${text(detail.rule)}` : "");
     case "passkey.counter_reset": return `${Passkey} moved to a password manager that does not count sign-ins; its counter was reset`;
-    case "recovery.issued": return `A recovery code was issued by ${operator}`;
+    case "recovery.issued":
+      return detail.by === "email" ? "A recovery link was asked for with your email address" : `A recovery code was issued by ${operator}`;
+    case "recovery.email_sent": return "A recovery link was emailed to your address";
+    case "account.email_verified": return "Email address confirmed";
     case "recovery.revoked": return "A recovery code was revoked" + by;
     case "recovery.exchanged": return "A recovery code was used to start adding a passkey";
     case "recovery.completed": return `${Passkey} added with a recovery code; every other session was signed out`;
@@ -121,7 +131,7 @@ export function describe(event, { name = null, before = null } = {}) {
 
 // Sign-ins that were refused or look copied: worth a second look.
 const alerts = new Set([
-  "login.refused", "login.possible_clone", "recovery.issued", "recovery.exchanged", "recovery.refused", "oidc.code_reused",
+  "login.refused", "login.possible_clone", "recovery.issued", "recovery.email_sent", "recovery.exchanged", "recovery.refused", "oidc.code_reused",
   "oidc.refresh_reused",
 ]);
 

@@ -5,6 +5,11 @@
 
 import { renderActivity } from "./activity.js";
 import { api, ApiError } from "./api.js";
+import { renderApps } from "./app-list.js";
+import { hideNewDevice, resetApproval, setUpDeviceApproval } from "./device-approval.js";
+import {
+  hasPendingConfirmation, hideEmail, isVerifyEmailPage, offerRecoveryEmail, setUpEmail, showEmail, takeTokenFromAddress,
+} from "./email.js";
 import { renderPasskeys } from "./passkey-list.js";
 import { authorize, endSession, isAuthorizePage, isEndSessionPage } from "./oidc.js";
 import { hideRecovery, isRecoveryPage, setUpRecovery, showRecovery, takeCodeFromAddress } from "./recovery.js";
@@ -54,6 +59,8 @@ function showWelcome({ autofill = false } = {}) {
   $("account").hidden = true;
   $("session-bar").hidden = true;
   hideRecovery();
+  hideEmail();
+  hideNewDevice();
   showRecoveryRisk(null);
   $("main").dataset.view = "welcome";
   if (!browser.webauthn) {
@@ -68,6 +75,7 @@ function showWelcome({ autofill = false } = {}) {
 function showUnsupported() {
   $("welcome").hidden = true;
   hideRecovery();
+  hideNewDevice();
   $("unsupported").hidden = false;
   if (!browser.secureContext) {
     $("unsupported-reason").textContent = "Passkeys only work on a secure connection, and this page was opened over plain http. Open it with https.";
@@ -87,8 +95,10 @@ function showAccount(data, { focus = true } = {}) {
   $("welcome").hidden = true;
   $("unsupported").hidden = true;
   hideRecovery();
+  hideNewDevice();
+  resetApproval();
   // Signed in after a recovery: the address becomes the page's own again, so that a reload shows the account.
-  if (isRecoveryPage()) history.replaceState(null, "", "./");
+  if (isRecoveryPage() || isVerifyEmailPage()) history.replaceState(null, "", "./");
   showRecoveryRisk(data.recoveryRisk ?? null);
   $("account").hidden = false;
   $("session-bar").hidden = false;
@@ -96,10 +106,14 @@ function showAccount(data, { focus = true } = {}) {
   $("signed-in-as").textContent = account.displayName;
   $("display-name").value = account.displayName;
   $("credo").value = account.credo;
+  $("username").value = account.username ?? "";
+  showUsernameError(null);
   $("add-passkey").hidden = !browser.webauthn;
   refreshUpdateButton();
   clearActivity();
   loadPasskeys().then(() => loadActivity());
+  showEmail();
+  loadApps();
   if (focus) $("account-title").focus();
 }
 
@@ -112,8 +126,19 @@ function refreshUpdateButton() {
   const nameFits = countCharacters($("display-name"), $("display-name-count"), { trim: true });
   const credoFits = countCharacters($("credo"), $("credo-count"));
   const name = $("display-name").value.trim();
-  const changed = account && (name !== account.displayName || $("credo").value !== account.credo);
+  const changed = account && (name !== account.displayName || $("credo").value !== account.credo || usernameChanged());
   setUnavailable($("update"), !changed || name === "" || !nameFits || !credoFits);
+}
+
+// The username as the server will store it (lower case, trimmed); "" removes it.
+const typedUsername = () => $("username").value.trim().toLowerCase();
+const usernameChanged = () => typedUsername() !== (account?.username ?? "");
+
+// The username's own error, tied to the field (aria-describedby) and read out with it; null clears it.
+function showUsernameError(message) {
+  $("username-error").textContent = message ?? "";
+  $("username-error").hidden = !message;
+  $("username").setAttribute("aria-invalid", message ? "true" : "false");
 }
 
 async function loadPasskeys() {
@@ -123,6 +148,34 @@ async function loadPasskeys() {
     renderPasskeys($("passkeys"), passkeys, { rename: renamePasskey, remove: removePasskey });
   } catch (e) { warn(explain(e)); }
   await risk;
+}
+
+// ---- apps with access (OpenID Connect clients the person let in) ----
+async function loadApps() {
+  const shownFor = account?.id;
+  try {
+    const apps = await api("GET", "api/account/apps");
+    if (account?.id !== shownFor) return;
+    $("apps-unavailable").hidden = true;
+    renderApps($("apps"), apps, { remove: removeApp });
+  } catch (e) {
+    if (account?.id !== shownFor) return;
+    $("apps").replaceChildren();
+    $("apps-empty").hidden = true;
+    $("apps-unavailable").hidden = false;
+    console.info("Latchkey: the apps with access could not be read:", e?.message ?? e);
+  }
+}
+
+async function removeApp(app) {
+  try {
+    await api("DELETE", `api/account/apps/${encodeURIComponent(app.clientId)}`);
+    await loadApps();
+    loadActivity();
+    say(`Removed access for ${app.name}.`);
+    $("apps-title").focus();
+    return true;
+  } catch (e) { warn(explain(e)); return false; }
 }
 
 // ---- the warning that losing a device would need the operator's help ----
@@ -306,17 +359,25 @@ async function addPasskeyOptions() {
   } catch (e) {
     if (!(e instanceof ApiError && e.code === "recent_sign_in_required")) throw e;
   }
+  if (!await confirmItIsYou("Add the passkey again if you meant to.")) return null;
+  say("Confirmed. Your device will now ask you to save another passkey.");
+  return await api("POST", "api/registration/options", {});
+}
+
+// A fresh sign-in with one of the account's passkeys, for what needs one (adding a passkey, changing the
+// email address). False when the passkey chosen belongs to another account: the page then shows that
+// one, and `again` says what to do.
+async function confirmItIsYou(again) {
   say("First confirm it is you: choose one of your passkeys for this account.");
   const request = await api("POST", "api/login/options");
   const credential = await navigator.credentials.get({ publicKey: requestOptions(request.publicKey) });
   const result = await api("POST", "api/login/verify", { credential: credentialJSON(credential) });
   if (result.account.id !== account?.id) {
     showAccount(result.account);
-    warn(`That passkey belongs to ${result.account.displayName}, so you are now signed in as them. Add the passkey again if you meant to.`);
-    return null;
+    warn(`That passkey belongs to ${result.account.displayName}, so you are now signed in as them. ${again}`);
+    return false;
   }
-  say("Confirmed. Your device will now ask you to save another passkey.");
-  return await api("POST", "api/registration/options", {});
+  return true;
 }
 
 async function addPasskey() {
@@ -369,15 +430,29 @@ async function update(event) {
       const name = $("display-name").value.trim();
       if (name !== account.displayName) body.displayName = name;
       if ($("credo").value !== account.credo) body.credo = $("credo").value;
+      if (usernameChanged()) body.username = typedUsername() === "" ? null : typedUsername();
+      showUsernameError(null);
       const updated = await api("PATCH", "api/account", body);
-      account = { ...account, ...updated };
+      // The answer is the account as sign-up and login give it; the username is as sent (already in the
+      // server's form: trimmed, lower case).
+      account = { ...account, ...updated, ...("username" in body ? { username: body.username } : {}) };
       $("display-name").value = account.displayName;
+      $("username").value = account.username ?? "";
       $("signed-in-as").textContent = account.displayName;
       // Keep the password manager's list in step with the new name (WebAuthn L3 signal).
       if (body.displayName) await signalCurrentUserDetails(rpId, account.userHandle, account.displayName);
       say("Saved.");
       loadActivity();
-    } catch (e) { warn(explain(e)); }
+    } catch (e) {
+      // A refused username is said at its field, which gets the focus; the rest at the top.
+      if (e instanceof ApiError && (e.code === "username_invalid" || e.code === "username_taken")) {
+        clearMessages();
+        showUsernameError(e.code === "username_taken" ? "Someone else has this username. Choose another." : e.message);
+        $("username").focus();
+      } else {
+        warn(explain(e));
+      }
+    }
   });
   refreshUpdateButton();
 }
@@ -421,7 +496,9 @@ async function start() {
   // A recovery link's code is read, and taken out of the address bar, before anything else.
   const recovery = isRecoveryPage();
   const code = recovery ? takeCodeFromAddress() : "";
-  for (const id of ["welcome-title", "account-title"]) $(id).tabIndex = -1;
+  // So is an email confirmation link's token (email.js keeps it until the person is signed in).
+  if (isVerifyEmailPage()) takeTokenFromAddress();
+  for (const id of ["welcome-title", "account-title", "apps-title"]) $(id).tabIndex = -1;
   $("passkey-name").addEventListener("input", refreshRegisterButton);
   $("passkey-name").addEventListener("focus", () => startConditionalLogin());
   $("welcome-form").addEventListener("submit", register);
@@ -429,6 +506,7 @@ async function start() {
   $("account-form").addEventListener("submit", update);
   $("display-name").addEventListener("input", refreshUpdateButton);
   $("credo").addEventListener("input", refreshUpdateButton);
+  $("username").addEventListener("input", () => { showUsernameError(null); refreshUpdateButton(); });
   $("logout").addEventListener("click", logout);
   $("logout-everywhere").addEventListener("click", logoutEverywhere);
   $("delete").addEventListener("click", () => { clearMessages(); deleteDialog.open(); });
@@ -437,6 +515,10 @@ async function start() {
   $("add-passkey").addEventListener("click", addPasskey);
   $("activity-more").addEventListener("click", moreActivity);
   setUpRecovery({ explain, signIn: (button) => login(button, { recovered: true }) });
+  setUpEmail({ explain, changed: () => { if (account) loadActivity(); }, confirmItIsYou });
+  setUpDeviceApproval({
+    explain, signIn: (button) => login(button), changed: () => { if (account) loadActivity(); }, showing: cancelConditionalLogin,
+  });
 
   browser = await capabilities();
   if (isAuthorizePage() || isEndSessionPage()) {
@@ -456,7 +538,7 @@ async function start() {
   if (recovery) {
     // The recovery view, whoever is signed in here: nothing else starts (no autofill, no account).
     autofillState("off");
-    if (browser.webauthn) showRecovery(code); else showUnsupported();
+    if (browser.webauthn) { showRecovery(code); offerRecoveryEmail(); } else showUnsupported();
     return;
   }
   if (!browser.conditionalGet) autofillState(browser.webauthn ? "unavailable" : "off");
@@ -466,6 +548,7 @@ async function start() {
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 401)) warn(explain(e));
     showWelcome({ autofill: true });
+    if (hasPendingConfirmation()) say("Sign in to confirm your email address: it is confirmed for the account you sign in to.");
   }
 }
 
