@@ -20,22 +20,20 @@ import schemathesis
 from soft_webauthn import SoftWebauthnDevice
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
-from latchkey_server import Server  # noqa: E402
+from latchkey_server import Endpoint  # noqa: E402
 from soft_webauthn_client import as_json, register, unb64url  # noqa: E402
 
 SIGNED_IN = ["getAccount", "updateAccount", "deleteAccount", "logout", "logoutEverywhere", "listPasskeys", "renamePasskey",
              "removePasskey", "listApps", "removeApp"]
 
 
-class Remote:
+class Remote(Endpoint):
     """What soft_webauthn_client needs of a server — its origin and `call` — for one that is already running
-    (the test started it; this module runs inside schemathesis)."""
-
-    call = Server.call
+    (the test started it; this module runs inside schemathesis). An `Endpoint` (plain http), so that `call`
+    finds everything it uses (its base URL and TLS context since Endpoint learnt https)."""
 
     def __init__(self, url):
-        self.origin = url
-        self.port = int(url.rsplit(":", 1)[1])
+        super().__init__(int(url.rsplit(":", 1)[1]), url)
 
 
 def signed_up_with_two_passkeys(server):
