@@ -39,6 +39,8 @@ enum ServeSettings {
         .list("allow-aaguid", \.allowAAGUIDs, help: "Only authenticators with this AAGUID (or provider name from the bundled list) may register"),
         .list("deny-aaguid", \.denyAAGUIDs, help: "Authenticators with this AAGUID (or provider name) may not register"),
         .choice("passkeys", \.passkeyKinds, help: "Which passkeys may register: any, synced (BE=1) or device-bound (BE=0)"),
+        .text("mds-blob", \.mdsBlob, help: "A FIDO metadata BLOB (downloaded from https://mds3.fidoalliance.org/) to verify and load at start: attestation roots and compromised models by AAGUID"),
+        .text("mds-root", \.mdsRoot, help: "A PEM file of the root the metadata BLOB must chain to", default: "the FIDO Alliance's, built in"),
         .integer("max-passkeys-per-account", \.maxPasskeysPerAccount, help: "Passkeys one account may hold"),
         .seconds("add-passkey-window", \.addPasskeyWindow, help: "Seconds after a passkey sign-in in which that session may add a passkey"),
         .integer("threads", \.threads, help: "Event-loop threads serving connections; 0: one per core"),

@@ -146,6 +146,14 @@ public struct ServerConfiguration: Sendable {
         case deviceBound = "device-bound"
     }
 
+    /// A FIDO metadata BLOB (MDS3) to verify and load at start (`MetadataLoader`; `latchkey mds load` does
+    /// the same while the server runs): registration then takes attestation roots for an AAGUID from it, and
+    /// refuses models whose latest status report says they are compromised. Downloaded by the operator;
+    /// Latchkey never fetches it. A BLOB older than the stored one is left unloaded (logged).
+    public var mdsBlob: String?
+    /// A PEM file of the root(s) the BLOB's chain must lead to; nil: the FIDO Alliance's, built in.
+    public var mdsRoot: String?
+
     /// A passkey added through a recovery grant ends every other session of the account
     /// (`--recovery-ends-sessions`, on): whoever lost the device may not be the only one holding it.
     public var recoveryEndsSessions = true
@@ -258,6 +266,9 @@ public struct ServerConfiguration: Sendable {
         }
         if requireAttestation, attestation != .direct {
             throw Invalid(description: "--require-attestation needs --attestation direct, or no authenticator is ever asked to prove its make")
+        }
+        if mdsRoot != nil, mdsBlob == nil {
+            throw Invalid(description: "--mds-root names the root of a metadata BLOB; give the BLOB too (--mds-blob FILE)")
         }
         if adminListen != nil, adminAddress == nil {
             throw Invalid(description: "--admin-listen must be HOST:PORT (127.0.0.1:9090, [::1]:9090), not \(adminListen ?? "")")
