@@ -5,6 +5,7 @@ import Logging
 import Metrics
 import NIOCore
 import Prometheus
+import UnixSignals
 
 /// A running Latchkey: the database (migrated), the services, and the Hummingbird application that
 /// serves the API. Tests build the same thing and drive it in-process.
@@ -24,8 +25,14 @@ public func buildApplication(
     onAdminListening: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
 ) async throws -> LatchkeyApplication {
     let loops = ServerEventLoops.group(threads: configuration.eventLoopThreads)
+    // HTTPS (--tls-cert): the files are read before anything else opens, so a mistake in them is one
+    // sentence at start-up; SIGHUP reads them again (the handler is installed here, before the server
+    // listens).
+    let certificate = try ServerCertificate(configuration)
     let latchkey = try await Latchkey.open(configuration: configuration, logger: logger, now: now, eventLoopGroup: loops)
     let router = Router(context: APIRequestContext.self)
+    // Over TLS every response carries HSTS, the error middleware's answers included.
+    if certificate != nil { router.add(middleware: StrictTransportSecurityMiddleware()) }
     // Unknown paths and methods get the API's JSON errors too.
     router.add(middleware: ErrorAndLogMiddleware())
     // Every route, the page and the documents included: a recovery session may only add a passkey.
@@ -34,14 +41,25 @@ public func buildApplication(
     // The admin API: beside the rest, or with --admin-listen on its own address only (an interface the
     // public cannot reach), as an application of its own that runs beside the main one.
     var services = latchkey.services
+    if let certificate {
+        let loaded = certificate.loaded
+        logger.info("TLS certificate loaded", metadata: [
+            "serial": "\(loaded.serial)", "not_after": "\(CertificateReloadService.timestamp(loaded.notAfter))",
+            "file": "\(certificate.certificatePath)",
+        ])
+        services.append(CertificateReloadService(
+            certificate: certificate, signals: await UnixSignalsSequence(trapping: .sighup), logger: logger))
+    }
     var adminRoutes: [String] = []
     if let (host, port) = configuration.adminAddress {
         let adminRouter = Router(context: APIRequestContext.self)
+        if certificate != nil { adminRouter.add(middleware: StrictTransportSecurityMiddleware()) }
         adminRouter.add(middleware: ErrorAndLogMiddleware())
         latchkey.mountAdmin(on: adminRouter)
         adminRoutes = adminRouter.routes.map { "\($0.method.rawValue) \($0.path)" }
+        // The admin address speaks what the main one does: its keys never cross a network in the clear.
         services.append(Application(
-            router: adminRouter, server: .latchkey(configuration),
+            router: adminRouter, server: .latchkey(configuration, certificate: certificate),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "Latchkey admin"),
             onServerRunning: { channel in await onAdminListening(channel.localAddress) },
             eventLoopGroupProvider: .shared(loops), logger: logger))
@@ -70,7 +88,7 @@ public func buildApplication(
 
     let application = Application(
         router: router,
-        server: .latchkey(configuration),
+        server: .latchkey(configuration, certificate: certificate),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
         services: services,
         onServerRunning: { channel in await onListening(channel.localAddress) },

@@ -45,17 +45,17 @@ struct ServeCommand: AsyncParsableCommand {
                 // On standard output, whatever the log level: with --port 0 this is how a caller (latchkey
                 // bench, a test, a script) learns the port the kernel chose. Logs go to standard error.
                 let port = address?.port ?? configuration.port
-                Output.printLine("latchkey serve: listening on http://\(configuration.host):\(port)")
+                Output.printLine("latchkey serve: listening on \(configuration.listeningScheme)://\(configuration.host):\(port)")
             }, onAdminListening: { address in
                 let (host, port) = configuration.adminAddress ?? (configuration.host, 0)
-                Output.printLine("latchkey serve: admin API on http://\(host):\(address?.port ?? port)")
+                Output.printLine("latchkey serve: admin API on \(configuration.listeningScheme)://\(host):\(address?.port ?? port)")
             })
         } catch let invalid as ServerConfiguration.Invalid {
             Output.printError("latchkey serve: \(Self.sentence(invalid.description))")
             throw ExitCode(2)
         }
         logger.info("serving", metadata: [
-            "address": "http://\(configuration.host):\(configuration.port)", "rp_id": "\(configuration.rpId)",
+            "address": "\(configuration.listeningScheme)://\(configuration.host):\(configuration.port)", "rp_id": "\(configuration.rpId)",
             "origins": "\(configuration.origins.joined(separator: ","))", "database": "\(configuration.database)",
             "config": "\(file ?? "none")",
         ])

@@ -11,14 +11,17 @@ import WebAuthn
 enum ServeSettings {
     static let all: [ServeSetting] = [
         .text("host", \.host, help: "Address to listen on"),
-        .integer("port", \.port, help: "Port to listen on; 0: one the kernel chooses (give --origin too), printed as \"latchkey serve: listening on http://HOST:PORT\" on standard output"),
+        .integer("port", \.port, help: "Port to listen on; 0: one the kernel chooses (give --origin too), printed as \"latchkey serve: listening on http://HOST:PORT\" (https with --tls-cert) on standard output"),
+        .text("tls-cert", \.tlsCertificateFile, help: "Serve HTTPS (HTTP/2 or HTTP/1.1) with this PEM certificate chain, read again on SIGHUP; needs --tls-key",
+              default: "none: plain HTTP"),
+        .text("tls-key", \.tlsKeyFile, help: "The PEM private key of --tls-cert (chmod 600), read again on SIGHUP", default: "none"),
         .text("rp-id", \.rpId, help: "The relying party ID, a domain"),
         .text("rp-name", \.rpName, help: "The name shown by authenticators"),
-        .list("origin", \.origins, help: "An origin allowed to use the passkeys", default: "http://localhost:PORT", whenUnset: { c in
+        .list("origin", \.origins, help: "An origin allowed to use the passkeys", default: "http://localhost:PORT, https:// with --tls-cert", whenUnset: { c in
             guard c.port != 0 else {
-                throw ServerConfiguration.Invalid(description: "with --port 0 give the passkeys' --origin too: its default, http://localhost:PORT, needs the port before the server has it")
+                throw ServerConfiguration.Invalid(description: "with --port 0 give the passkeys' --origin too: its default, \(c.listeningScheme)://localhost:PORT, needs the port before the server has it")
             }
-            c.origins = ["http://localhost:\(c.port)"]
+            c.origins = ["\(c.listeningScheme)://localhost:\(c.port)"]
         }),
         .list("apple-app-id", \.appleAppIds, help: "TEAMID.bundle.id of an Apple app allowed to use these passkeys"),
         .list("android-app", \.androidApps, help: "PACKAGE:SHA256_FINGERPRINT (AA:BB:…, as keytool prints it) of an Android app allowed to use these passkeys",

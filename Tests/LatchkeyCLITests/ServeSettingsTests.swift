@@ -75,6 +75,22 @@ struct ServeSettingsTests {
         #expect(refusal(["--introspection-secret", "x"]).contains("give --introspection-secret-file"))
     }
 
+    @Test("--tls-cert: the default origin is https://localhost:PORT, and the help says so")
+    func tlsDefaultOrigin() throws {
+        let plain = try ServeCommand.parse(["--port", "8443"]).resolve(environment: [:])
+        #expect(plain.origins == ["http://localhost:8443"])
+        let tls = try ServeCommand.parse(["--port", "8443", "--tls-cert", "fullchain.pem", "--tls-key", "privkey.pem"]).resolve(environment: [:])
+        #expect(tls.origins == ["https://localhost:8443"])
+        #expect(tls.tlsCertificateFile == "fullchain.pem" && tls.tlsKeyFile == "privkey.pem")
+        let given = try ServeCommand.parse(["--tls-cert", "a", "--tls-key", "b", "--origin", "https://login.example.com"]).resolve(environment: [:])
+        #expect(given.origins == ["https://login.example.com"])
+        let file = try ConfigurationFile(text: "tls-cert = \"/etc/latchkey/tls/fullchain.pem\"\ntls-key = \"/etc/latchkey/tls/privkey.pem\"", path: "t.toml")
+        let fromFile = try ServeCommand.parse(["--port", "443"]).resolve(environment: [:], file: file)
+        #expect(fromFile.tlsCertificateFile == "/etc/latchkey/tls/fullchain.pem" && fromFile.tlsKeyFile == "/etc/latchkey/tls/privkey.pem")
+        #expect(fromFile.origins == ["https://localhost:443"])
+        #expect(Self.exampleHasLine("# tls-cert = ") && Self.exampleHasLine("# tls-key = "))
+    }
+
     @Test("a list's declaration: a repeatable flag, a comma-separated variable, an array in the file")
     func listDeclaration() throws {
         let setting = try #require(ServeSettings.all.first { $0.name == "apple-app-id" })

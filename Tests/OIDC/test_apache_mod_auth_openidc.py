@@ -104,7 +104,9 @@ def sign_up(driver, provider, display_name, username, by_operator=False):
         provider.set_account(account["id"], "--username", username)
     else:
         status, changed = page_fetch(driver, "PATCH", "api/account", {"username": username})
-        assert status == 200 and changed["username"] == username, changed
+        assert status == 200, changed
+        status, account = page_fetch(driver, "GET", "api/account")
+        assert status == 200 and account["username"] == username, account
     return account["id"]
 
 
@@ -166,7 +168,7 @@ def sign_out_and_ask_again(driver, provider, rp, name):
     except Exception:
         pytest.fail(fail_with_logs(rp, provider, driver, f"{name}-asked-again"))
     assert "/authorize?" in driver.current_url
-    assert not driver.find_elements(By.ID, "username")
+    assert not driver.find_elements(By.ID, "rp-username")
     screenshot(driver, f"{name}-4-asked-again")
 
 
@@ -193,7 +195,7 @@ def test_confidential_rs256_client(provider, browser):
         screenshot(browser, "confidential-1-consent")
         browser.find_element(By.ID, "oidc-allow").click()
         try:
-            assert protected_text(browser, rp, "username") == "alice"
+            assert protected_text(browser, rp, "rp-username") == "alice"
         except Exception:
             pytest.fail(fail_with_logs(rp, provider, browser, "confidential-protected"))
         assert browser.find_element(By.ID, "remote-user").text == "alice"
@@ -246,7 +248,7 @@ def test_public_client_with_pkce(provider, browser):
         except (ElementNotInteractableException, StaleElementReferenceException):
             pass
         try:
-            assert protected_text(browser, rp, "username") == "bob"
+            assert protected_text(browser, rp, "rp-username") == "bob"
         except Exception:
             pytest.fail(fail_with_logs(rp, provider, browser, "public-protected"))
         assert browser.find_element(By.ID, "sub").text == account_id

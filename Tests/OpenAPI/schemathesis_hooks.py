@@ -24,7 +24,7 @@ from latchkey_server import Server  # noqa: E402
 from soft_webauthn_client import as_json, register, unb64url  # noqa: E402
 
 SIGNED_IN = ["getAccount", "updateAccount", "deleteAccount", "logout", "logoutEverywhere", "listPasskeys", "renamePasskey",
-             "removePasskey"]
+             "removePasskey", "listApps", "removeApp"]
 
 
 class Remote:

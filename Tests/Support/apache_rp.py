@@ -42,7 +42,7 @@ PROTECTED_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Protected</title></head>
 <body>
 <h1>Protected by mod_auth_openidc</h1>
-<p>Signed in as <span id="username"><!--#echo var="OIDC_CLAIM_preferred_username" --></span>
+<p>Signed in as <span id="rp-username"><!--#echo var="OIDC_CLAIM_preferred_username" --></span>
 (remote user <span id="remote-user"><!--#echo var="REMOTE_USER" --></span>,
 sub <span id="sub"><!--#echo var="OIDC_CLAIM_sub" --></span>).</p>
 <p><a id="logout" href="/protected/redirect_uri?logout=LOGGED_OUT_URL">Sign out</a></p>

@@ -5,6 +5,7 @@ import http.client
 import json
 import os
 import socket
+import ssl
 import tempfile
 import time
 import urllib.error
@@ -23,22 +24,34 @@ def _json(text):
 
 class Endpoint:
     """Somewhere `latchkey serve` answers: a port on 127.0.0.1, and the origin its passkeys belong to
-    (the server's own address, or — behind a proxy — the proxy's)."""
+    (the server's own address, or — behind a proxy — the proxy's). With `ca` (the path of a test CA's
+    certificate, Tests/Support/certificates.py) it speaks HTTPS to https://localhost:PORT, trusting that CA
+    only, and checks the certificate's name as a browser would."""
 
-    def __init__(self, port, origin):
+    def __init__(self, port, origin, ca=None):
         self.port = port
         self.origin = origin
+        self.ca = ca
+
+    @property
+    def base(self):
+        """Where requests go: http://127.0.0.1:PORT, or https://localhost:PORT with a CA."""
+        return f"https://localhost:{self.port}" if self.ca else f"http://127.0.0.1:{self.port}"
+
+    def tls_context(self):
+        """An SSL context that trusts the test CA alone (None without one)."""
+        return ssl.create_default_context(cafile=str(self.ca)) if self.ca else None
 
     def call(self, method, path, body=None, token=None):
         """One API call; returns (status, decoded JSON body or None)."""
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method)
+        request = urllib.request.Request(f"{self.base}{path}", data=data, method=method)
         if data is not None:
             request.add_header("Content-Type", "application/json")
         if token:
             request.add_header("Authorization", f"Bearer {token}")
         try:
-            with urllib.request.urlopen(request, timeout=30) as response:
+            with urllib.request.urlopen(request, timeout=30, context=self.tls_context()) as response:
                 return response.status, _json(response.read())
         except urllib.error.HTTPError as error:
             return error.code, _json(error.read())
@@ -48,7 +61,10 @@ class Endpoint:
         normalisation: `//api/x` goes out as is), on its own connection. Returns (status, decoded JSON
         body or None, response headers). A server that answers before the whole body is sent (413) and
         closes may break the upload; the answer is still read when it arrived."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        if self.ca:
+            connection = http.client.HTTPSConnection("localhost", self.port, timeout=timeout, context=self.tls_context())
+        else:
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
             connection.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
             connection.putheader("Host", f"localhost:{self.port}")
@@ -71,14 +87,21 @@ class Endpoint:
 
 
 class Server(Endpoint):
-    def __init__(self, *flags, database=None, env=None, binary=None):
+    def __init__(self, *flags, database=None, env=None, binary=None, tls=None):
         """`latchkey serve` with `flags`, on a temporary SQLite database unless `database` (a URL or
         `sqlite:PATH`) names one; `env` adds environment variables. A URL with a password (a
         processes.PrivatePostgres's `url`) goes in LATCHKEY_DATABASE, not on the command line. `binary`:
-        another latchkey than $LATCHKEY_BIN (an older release, for Tests/Upgrade)."""
+        another latchkey than $LATCHKEY_BIN (an older release, for Tests/Upgrade). `tls`: (certificate
+        chain, key, CA certificate) paths: it serves HTTPS itself (--tls-cert, --tls-key), its origin is
+        https://localhost:PORT, and every call trusts that CA."""
         self.binary = binary or latchkey_binary()
         port = free_port()
-        super().__init__(port, f"http://localhost:{port}")
+        if tls:
+            certificate, key, ca = tls
+            super().__init__(port, f"https://localhost:{port}", ca=ca)
+            flags = ("--tls-cert", str(certificate), "--tls-key", str(key), "--origin", self.origin, *flags)
+        else:
+            super().__init__(port, f"http://localhost:{port}")
         self.url = self.origin
         self.directory = tempfile.TemporaryDirectory()
         self.database = database or f"sqlite:{self.directory.name}/db.sqlite"
@@ -119,6 +142,12 @@ class Server(Endpoint):
     def alive(self):
         """The process is still running."""
         return self.process.poll() is None
+
+    def log_text(self):
+        """What the server has written so far (standard output and error, one file)."""
+        self.log.flush()
+        with open(self.log.name) as log:
+            return log.read()
 
     def __enter__(self):
         return self

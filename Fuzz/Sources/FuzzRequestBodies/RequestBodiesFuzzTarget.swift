@@ -7,7 +7,7 @@ import FuzzSupport
 /// The server's request-body decoders: `RequestBody.decode` (the strict parser, then the type's own
 /// reader) for every `JSONReadable` body of the API, then the field rules the controllers apply to what
 /// decoded. These are the server's own types from its LatchkeyAPI target (APIModels, RequestBody,
-/// APIError, ErrorCode, InputRules), which has no Hummingbird, so the bodies are fuzzed as the server
+/// APIError, ErrorCode, InputRules and its profile rules), which has no Hummingbird, so the bodies are fuzzed as the server
 /// reads them without building the HTTP stack.
 ///
 /// The first byte picks the body type, the rest is the body. What must hold is what keeps every answer a
@@ -27,9 +27,21 @@ enum RequestBodiesFuzzTarget {
         case 2:
             _ = decode(LoginVerifyRequest.self, body)
         case 3:
-            guard let request = decode(AccountUpdateRequest.self, body) else { return }
-            if let name = request.displayName { checkRule { try InputRules.displayName(name) } }
-            if let credo = request.credo { checkRule { try InputRules.credo(credo) } }
+            // The account's PATCH bodies: the person's, and the operator's profile (OpenID Connect) and
+            // client bodies, read from the same bytes.
+            if let request = decode(AccountUpdateRequest.self, body) {
+                if let name = request.displayName { checkRule { try InputRules.displayName(name) } }
+                if let credo = request.credo { checkRule { try InputRules.credo(credo) } }
+                if let name = request.username.value { checkRule { try InputRules.username(name) } }
+            }
+            if let profile = decode(AccountProfileRequest.self, body) {
+                if let name = profile.username.value { checkRule { try InputRules.username(name) } }
+                if let email = profile.email.value { checkRule { try InputRules.email(email) } }
+                for group in profile.groups.value ?? [] { checkRule { try InputRules.groupName(group, field: "groups") } }
+            }
+            if let client = decode(OIDCClientRequest.self, body) {
+                for group in client.allowedGroups ?? [] { checkRule { try InputRules.groupName(group, field: "allowedGroups") } }
+            }
         default:
             guard let request = decode(RenamePasskeyRequest.self, body) else { return }
             checkRule { try InputRules.passkeyName(request.name) }

@@ -103,6 +103,13 @@ public struct ServerConfiguration: Sendable {
     /// `trustForwardedFor`, where every connection comes from the proxy. A browser opens at most six per
     /// host, so this leaves room for dozens of people behind one NAT.
     public var maxConnectionsPerClient = 256
+    /// The certificate chain (PEM, the server's certificate first) that `latchkey serve` presents over
+    /// HTTPS (`--tls-cert`, with `tlsKeyFile`): HTTP/2 or HTTP/1.1 by ALPN, Secure cookies and HSTS
+    /// (`HTTPSChannel`). Nil: plain HTTP, for a reverse proxy to terminate TLS in front. Read again on
+    /// SIGHUP (`ServerCertificate`), so a renewed certificate needs no restart.
+    public var tlsCertificateFile: String?
+    /// The certificate's private key (PEM, unencrypted; `--tls-key`), readable by its owner only.
+    public var tlsKeyFile: String?
 
     /// Signed access tokens (JWT, ES256) for other backends: `POST /api/token` turns a session into one,
     /// `/.well-known/jwks.json` publishes the keys that verify them. Off by default.
@@ -310,7 +317,14 @@ public struct ServerConfiguration: Sendable {
             throw Invalid(description: "the Android app \(repeated.key) is given twice with the same fingerprint")
         }
         guard (0...256).contains(threads) else { throw Invalid(description: "the number of threads must be between 1 and 256 (0: one per core), not \(threads)") }
+        try ServerCertificate.checkFiles(certificate: tlsCertificateFile, key: tlsKeyFile)
     }
+
+    /// Whether `latchkey serve` speaks HTTPS itself (`--tls-cert` and `--tls-key`).
+    public var servesTLS: Bool { tlsCertificateFile != nil && tlsKeyFile != nil }
+
+    /// `https` when the server speaks TLS itself, else `http`: for the addresses it prints and logs.
+    public var listeningScheme: String { servesTLS ? "https" : "http" }
 
     /// The scope the rate limit really has: as configured, else by the database.
     var effectiveRateLimitScope: RateLimitScope {
@@ -377,8 +391,9 @@ public struct ServerConfiguration: Sendable {
             userVerification: userVerification, signCountPolicy: signCountPolicy)
     }
 
-    /// Whether the session cookie gets `Secure`: when the page is served over https.
-    var secureCookies: Bool { origins.first?.hasPrefix("https://") ?? false }
+    /// Whether the session cookie gets `Secure` (and the `__Host-` name): when the page is served over
+    /// https, by a proxy in front (the first origin is https) or by this server itself (`servesTLS`).
+    var secureCookies: Bool { servesTLS || (origins.first?.hasPrefix("https://") ?? false) }
 }
 
 /// Where the data lives: an embedded SQLite file (the default), or a PostgreSQL server that several

@@ -68,7 +68,7 @@ extension AccountJSON: JSONWritable {
     }
 }
 
-/// `GET /api/account` (and `PATCH`'s answer): the account, whether losing one device would lock the
+/// `GET /api/account`: the account, whether losing one device would lock the
 /// person out (`recoveryRisk`, which the page turns into a warning), and what apps may learn about the
 /// person through OpenID Connect (`username`, `email`, `emailVerified`, `groups`; the two texts null when
 /// unset). Written by the encoder: the sign-up's and login's `AccountJSON` keeps its own fast path and

@@ -1,3 +1,4 @@
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -117,6 +118,20 @@ final class ConnectionLimiter: Sendable {
 
     fileprivate func release(_ id: UInt64) {
         _ = state.withLockedValue { $0.remove(id) }
+    }
+
+    /// Counts an accepted `channel`, whose close then gives the slot back; nil when it does not fit, and
+    /// the channel is then closed here. NIO's async server leaves a child whose set-up failed open (the
+    /// failure is the set-up's to handle), so the channel is closed at once, or its socket would stay
+    /// until the peer gives up.
+    func admit(_ channel: any Channel, logger: Logger) -> Connection? {
+        guard let connection = open(from: channel.remoteAddress, close: { channel.close(promise: nil) }) else {
+            logger.debug("connection refused: too many open connections", metadata: ["peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
+            channel.close(promise: nil)
+            return nil
+        }
+        channel.closeFuture.whenComplete { _ in connection.closed() }
+        return connection
     }
 
     /// Open connections now (tests, metrics).

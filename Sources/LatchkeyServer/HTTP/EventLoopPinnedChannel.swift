@@ -25,38 +25,17 @@ struct EventLoopPinnedChannel<Base: ServerChildChannel>: ServerChildChannel {
     var headDeadline: TimeAmount?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        guard let limiter else { return setUpPipeline(channel: channel, connection: nil, logger: logger) }
-        guard let connection = limiter.open(from: channel.remoteAddress, close: { channel.close(promise: nil) }) else {
-            logger.debug("connection refused: too many open connections", metadata: ["peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
-            // NIO's async server leaves a child whose set-up failed open (the failure is the set-up's to
-            // handle), so the channel is closed here, or its socket would stay until the peer gives up.
-            channel.close(promise: nil)
-            return channel.eventLoop.makeFailedFuture(ConnectionLimitReached())
+        let connection: ConnectionLimiter.Connection?
+        if let limiter {
+            guard let counted = limiter.admit(channel, logger: logger) else { return channel.eventLoop.makeFailedFuture(ConnectionLimitReached()) }
+            connection = counted
+        } else {
+            connection = nil
         }
-        channel.closeFuture.whenComplete { _ in connection.closed() }
-        return setUpPipeline(channel: channel, connection: connection, logger: logger)
-    }
-
-    /// Hummingbird's pipeline, with the JSON answer to a malformed head, the body deadline, and the
-    /// connection's activity reports and first-head deadline right after the HTTP/1 request decoder.
-    private func setUpPipeline(channel: any Channel, connection: ConnectionLimiter.Connection?, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { [bodyDeadline, headDeadline] value in
+        return base.setup(channel: channel, logger: logger).flatMapThrowing { [bodyDeadline, headDeadline] value in
             // The set-up's future completes on the channel's event loop, where the pipeline may be
             // changed synchronously.
-            let pipeline = channel.pipeline.syncOperations
-            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            if let bodyDeadline {
-                try pipeline.addHandler(RequestDeadlineHandler(limit: bodyDeadline), position: .after(decoder))
-            }
-            let headDeadlineHandler = headDeadline.map { RequestHeadDeadlineHandler(limit: $0) }
-            if let headDeadlineHandler {
-                try pipeline.addHandler(headDeadlineHandler, position: .before(decoder))
-            }
-            if connection != nil || headDeadlineHandler != nil {
-                try pipeline.addHandler(
-                    ConnectionActivityHandler(connection: connection, head: headDeadlineHandler?.progress), position: .after(decoder))
-            }
-            try pipeline.addHandler(MalformedHeadHandler(), position: .after(decoder))
+            try HTTP1Protections(connection: connection, bodyDeadline: bodyDeadline, headDeadline: headDeadline).add(to: channel.pipeline.syncOperations)
             return value
         }
     }
@@ -89,8 +68,29 @@ extension HTTPServerBuilder {
     /// ```swift
     /// Application(router: router, server: .latchkey(configuration), configuration: …)
     /// ```
+    ///
+    /// With `tlsCertificateFile` and `tlsKeyFile` it serves HTTPS, HTTP/2 or HTTP/1.1 by ALPN
+    /// (`HTTPSChannel`); the files are read when the server is built, and a mistake in them is the
+    /// server's error then. (`latchkey serve` also reloads them on SIGHUP.)
     public static func latchkey(_ configuration: ServerConfiguration) -> HTTPServerBuilder {
-        pinnedHTTP1(idleTimeout: configuration.idleTimeAmount, headTimeout: configuration.headTimeAmount, limiter: configuration.connectionLimiter)
+        latchkey(configuration, certificate: nil)
+    }
+
+    /// As `latchkey(_:)`, presenting `certificate` (which `CertificateReloadService` may reload) when
+    /// the configuration serves TLS; nil reads the configuration's files.
+    static func latchkey(_ configuration: ServerConfiguration, certificate: ServerCertificate?) -> HTTPServerBuilder {
+        guard configuration.servesTLS else {
+            return pinnedHTTP1(idleTimeout: configuration.idleTimeAmount, headTimeout: configuration.headTimeAmount, limiter: configuration.connectionLimiter)
+        }
+        let limiter = configuration.connectionLimiter
+        return HTTPServerBuilder { responder in
+            guard let certificate = try certificate ?? ServerCertificate(configuration) else {
+                throw ServerConfiguration.Invalid(description: "--tls-cert and --tls-key go together")
+            }
+            return HTTPSChannel(
+                responder: responder, certificate: certificate, limiter: limiter,
+                idleTimeout: configuration.idleTimeAmount, headTimeout: configuration.headTimeAmount)
+        }
     }
 }
 

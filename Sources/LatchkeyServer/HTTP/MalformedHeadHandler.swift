@@ -20,6 +20,12 @@ final class MalformedHeadHandler: ChannelDuplexHandler, RemovableChannelHandler 
     /// Requests whose head has arrived and whose response has not been written to its end.
     private var unanswered = 0
     private var answered = false
+    /// Over TLS every response carries HSTS (`StrictTransportSecurityMiddleware`), this one too.
+    private let strictTransportSecurity: Bool
+
+    init(strictTransportSecurity: Bool = false) {
+        self.strictTransportSecurity = strictTransportSecurity
+    }
 
     static let body: ByteBuffer = ByteBuffer(
         string: #"{"error":{"code":""# + ErrorCode.malformedHTTP.rawValue
@@ -46,6 +52,7 @@ final class MalformedHeadHandler: ChannelDuplexHandler, RemovableChannelHandler 
         headers.add(name: "Content-Length", value: "\(Self.body.readableBytes)")
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "Connection", value: "close")
+        if strictTransportSecurity { headers.add(name: "Strict-Transport-Security", value: StrictTransportSecurity.value) }
         context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(Self.body))), promise: nil)
         let channel = context.channel

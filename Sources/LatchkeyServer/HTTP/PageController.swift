@@ -37,6 +37,7 @@ struct PageController: Sendable {
             ("/ui.js", "ui", "js", "text/javascript; charset=utf-8"),
             ("/webauthn.js", "webauthn", "js", "text/javascript; charset=utf-8"),
             ("/passkey-list.js", "passkey-list", "js", "text/javascript; charset=utf-8"),
+            ("/app-list.js", "app-list", "js", "text/javascript; charset=utf-8"),
             ("/activity.js", "activity", "js", "text/javascript; charset=utf-8"),
             ("/recovery.js", "recovery", "js", "text/javascript; charset=utf-8"),
             ("/oidc.js", "oidc", "js", "text/javascript; charset=utf-8"),

@@ -185,8 +185,12 @@ struct OIDCController: Sendable {
         } else if token.utf8.count <= 128 {
             grant = try await provider.store.oidcGrant(refreshHash: SecretDigest.of(token))
         }
-        // §2.2: an unknown token, or another client's, is answered like a revoked one.
-        if let grant, grant.clientId == client.id {
+        // §2.1: another client's token is refused (and left alone); §2.2: an unknown one is answered like a
+        // revoked one.
+        if let grant, grant.clientId != client.id {
+            return OAuthError(.unauthorizedClient, "This token was not issued to this client.").response
+        }
+        if let grant {
             let date = provider.now()
             let origin = AuditOrigin(request, context: context, actor: "client", trustForwardedFor: configuration.trustForwardedFor)
             try await provider.store.revokeOIDCGrant(grant, at: date, events: [

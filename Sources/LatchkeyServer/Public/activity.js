@@ -50,14 +50,20 @@ function refusal(code) {
   return ` (${refusals[code] ?? code.replaceAll("_", " ")})`;
 }
 
-// What the account's profile change touched, from the detail's `fields` ("displayName,credo").
+// What the account's profile change touched, from the detail's `fields` ("displayName,credo"; and for
+// OpenID Connect "username", "email", "emailVerified", "groups", named without their values).
 function profileChange(detail) {
   const fields = (text(detail.fields) ?? "").split(",");
   const name = text(detail.displayName);
+  const others = [
+    fields.includes("credo") && "credo", fields.includes("username") && "username",
+    (fields.includes("email") || fields.includes("emailVerified")) && "email address", fields.includes("groups") && "groups",
+  ].filter(Boolean);
+  const rest = others.length > 1 ? `${others.slice(0, -1).join(", ")} and ${others.at(-1)}` : others[0];
   if (fields.includes("displayName") && name) {
-    return `Display name changed to ${quoted(name)}` + (fields.includes("credo") ? " and credo changed" : "");
+    return `Display name changed to ${quoted(name)}` + (rest ? ` and ${rest} changed` : "");
   }
-  if (fields.includes("credo")) return "Credo changed";
+  if (rest) return `${rest[0].toUpperCase()}${rest.slice(1)} changed`;
   return "Profile changed";
 }
 

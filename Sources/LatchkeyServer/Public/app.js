@@ -5,6 +5,7 @@
 
 import { renderActivity } from "./activity.js";
 import { api, ApiError } from "./api.js";
+import { renderApps } from "./app-list.js";
 import { renderPasskeys } from "./passkey-list.js";
 import { authorize, endSession, isAuthorizePage, isEndSessionPage } from "./oidc.js";
 import { hideRecovery, isRecoveryPage, setUpRecovery, showRecovery, takeCodeFromAddress } from "./recovery.js";
@@ -96,10 +97,13 @@ function showAccount(data, { focus = true } = {}) {
   $("signed-in-as").textContent = account.displayName;
   $("display-name").value = account.displayName;
   $("credo").value = account.credo;
+  $("username").value = account.username ?? "";
+  showUsernameError(null);
   $("add-passkey").hidden = !browser.webauthn;
   refreshUpdateButton();
   clearActivity();
   loadPasskeys().then(() => loadActivity());
+  loadApps();
   if (focus) $("account-title").focus();
 }
 
@@ -112,8 +116,19 @@ function refreshUpdateButton() {
   const nameFits = countCharacters($("display-name"), $("display-name-count"), { trim: true });
   const credoFits = countCharacters($("credo"), $("credo-count"));
   const name = $("display-name").value.trim();
-  const changed = account && (name !== account.displayName || $("credo").value !== account.credo);
+  const changed = account && (name !== account.displayName || $("credo").value !== account.credo || usernameChanged());
   setUnavailable($("update"), !changed || name === "" || !nameFits || !credoFits);
+}
+
+// The username as the server will store it (lower case, trimmed); "" removes it.
+const typedUsername = () => $("username").value.trim().toLowerCase();
+const usernameChanged = () => typedUsername() !== (account?.username ?? "");
+
+// The username's own error, tied to the field (aria-describedby) and read out with it; null clears it.
+function showUsernameError(message) {
+  $("username-error").textContent = message ?? "";
+  $("username-error").hidden = !message;
+  $("username").setAttribute("aria-invalid", message ? "true" : "false");
 }
 
 async function loadPasskeys() {
@@ -123,6 +138,34 @@ async function loadPasskeys() {
     renderPasskeys($("passkeys"), passkeys, { rename: renamePasskey, remove: removePasskey });
   } catch (e) { warn(explain(e)); }
   await risk;
+}
+
+// ---- apps with access (OpenID Connect clients the person let in) ----
+async function loadApps() {
+  const shownFor = account?.id;
+  try {
+    const apps = await api("GET", "api/account/apps");
+    if (account?.id !== shownFor) return;
+    $("apps-unavailable").hidden = true;
+    renderApps($("apps"), apps, { remove: removeApp });
+  } catch (e) {
+    if (account?.id !== shownFor) return;
+    $("apps").replaceChildren();
+    $("apps-empty").hidden = true;
+    $("apps-unavailable").hidden = false;
+    console.info("Latchkey: the apps with access could not be read:", e?.message ?? e);
+  }
+}
+
+async function removeApp(app) {
+  try {
+    await api("DELETE", `api/account/apps/${encodeURIComponent(app.clientId)}`);
+    await loadApps();
+    loadActivity();
+    say(`Removed access for ${app.name}.`);
+    $("apps-title").focus();
+    return true;
+  } catch (e) { warn(explain(e)); return false; }
 }
 
 // ---- the warning that losing a device would need the operator's help ----
@@ -365,15 +408,29 @@ async function update(event) {
       const name = $("display-name").value.trim();
       if (name !== account.displayName) body.displayName = name;
       if ($("credo").value !== account.credo) body.credo = $("credo").value;
+      if (usernameChanged()) body.username = typedUsername() === "" ? null : typedUsername();
+      showUsernameError(null);
       const updated = await api("PATCH", "api/account", body);
-      account = { ...account, ...updated };
+      // The answer is the account as sign-up and login give it; the username is as sent (already in the
+      // server's form: trimmed, lower case).
+      account = { ...account, ...updated, ...("username" in body ? { username: body.username } : {}) };
       $("display-name").value = account.displayName;
+      $("username").value = account.username ?? "";
       $("signed-in-as").textContent = account.displayName;
       // Keep the password manager's list in step with the new name (WebAuthn L3 signal).
       if (body.displayName) await signalCurrentUserDetails(rpId, account.userHandle, account.displayName);
       say("Saved.");
       loadActivity();
-    } catch (e) { warn(explain(e)); }
+    } catch (e) {
+      // A refused username is said at its field, which gets the focus; the rest at the top.
+      if (e instanceof ApiError && (e.code === "username_invalid" || e.code === "username_taken")) {
+        clearMessages();
+        showUsernameError(e.code === "username_taken" ? "Someone else has this username. Choose another." : e.message);
+        $("username").focus();
+      } else {
+        warn(explain(e));
+      }
+    }
   });
   refreshUpdateButton();
 }
@@ -417,7 +474,7 @@ async function start() {
   // A recovery link's code is read, and taken out of the address bar, before anything else.
   const recovery = isRecoveryPage();
   const code = recovery ? takeCodeFromAddress() : "";
-  for (const id of ["welcome-title", "account-title"]) $(id).tabIndex = -1;
+  for (const id of ["welcome-title", "account-title", "apps-title"]) $(id).tabIndex = -1;
   $("passkey-name").addEventListener("input", refreshRegisterButton);
   $("passkey-name").addEventListener("focus", () => startConditionalLogin());
   $("welcome-form").addEventListener("submit", register);
@@ -425,6 +482,7 @@ async function start() {
   $("account-form").addEventListener("submit", update);
   $("display-name").addEventListener("input", refreshUpdateButton);
   $("credo").addEventListener("input", refreshUpdateButton);
+  $("username").addEventListener("input", () => { showUsernameError(null); refreshUpdateButton(); });
   $("logout").addEventListener("click", logout);
   $("logout-everywhere").addEventListener("click", logoutEverywhere);
   $("delete").addEventListener("click", () => { clearMessages(); deleteDialog.open(); });

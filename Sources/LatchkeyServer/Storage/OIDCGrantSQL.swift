@@ -9,10 +9,11 @@ extension SQL {
     static let insertOIDCCode = StoreStatement("""
         INSERT INTO oidc_codes (code_hash, grant_id, redirect_uri, code_challenge, expires_at, used_at) VALUES ($1, $2, $3, $4, $5, NULL)
         """)
-    /// Consent is kept per account and client, the union of what was ever allowed ($3: space-separated).
+    /// Consent is kept per account and client, the union of what was ever allowed ($3: space-separated);
+    /// `granted_at` stays the first consent's time ("Apps with access" says since when).
     static let upsertOIDCConsent = StoreStatement("""
         INSERT INTO oidc_consents (account_id, client_id, scopes, granted_at) VALUES ($1, $2, $3, $4)
-        ON CONFLICT (account_id, client_id) DO UPDATE SET scopes = excluded.scopes, granted_at = excluded.granted_at
+        ON CONFLICT (account_id, client_id) DO UPDATE SET scopes = excluded.scopes
         """)
     static let oidcConsent = StoreStatement("SELECT scopes FROM oidc_consents WHERE account_id = $1 AND client_id = $2")
     /// A code with its grant, and whether the grant's account is disabled.

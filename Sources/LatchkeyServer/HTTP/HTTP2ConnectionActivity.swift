@@ -1,0 +1,93 @@
+import NIOCore
+import NIOHTTP2
+
+/// An HTTP/2 connection's share of the protections an HTTP/1.1 connection gets from
+/// `ConnectionActivityHandler` and the idle time-out, kept on the connection's own channel while its
+/// streams (`HTTP2StreamActivityHandler`, one per request) tell it what they are doing.
+///
+/// - The `ConnectionLimiter` hears `answering` while any stream's request is complete and not yet answered,
+///   `receiving` while a stream's body is still arriving, and `waiting` otherwise, so at the connection
+///   bound an HTTP/2 connection that only holds streams open without finishing them makes room first, as a
+///   half-sent HTTP/1.1 request does.
+/// - Idle: with no stream open for `idleLimit` the connection is closed. Hummingbird's
+///   `HTTP2ServerConnectionManager` sends GOAWAY at the idle time-out but then waits for the client to
+///   answer its PING before closing, which a client that never answers would make forever; this is the
+///   hard stop a little later (`HTTPSChannel` gives the manager the idle time-out, this the same plus a grace).
+///
+/// Streams live on the connection's event loop, so this is only touched there.
+final class HTTP2ConnectionActivity: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias InboundOut = HTTP2Frame
+
+    /// What one stream is doing, as its handler reports it.
+    enum StreamState {
+        /// The request's head came; its body has not ended.
+        case receiving
+        /// The request is complete; its response has not ended.
+        case answering
+        /// Answered (or reset): nothing more to count until the stream closes.
+        case finished
+    }
+
+    private let connection: ConnectionLimiter.Connection?
+    private let idle: LazyDeadline?
+    private var context: ChannelHandlerContext?
+    private var streams = 0
+    private var receiving = 0
+    private var answering = 0
+
+    init(connection: ConnectionLimiter.Connection?, idleLimit: TimeAmount?) {
+        self.connection = connection
+        self.idle = idleLimit.map { LazyDeadline(limit: $0) }
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        if streams == 0 { idle?.start(context: context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        idle?.stop()
+        self.context = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        idle?.stop()
+        context.fireChannelInactive()
+    }
+
+    /// A stream opened (its request's head has come).
+    func streamOpened() {
+        streams += 1
+        receiving += 1
+        idle?.clear()
+        report()
+    }
+
+    /// A stream moved from one state to another.
+    func stream(from old: StreamState, to new: StreamState) {
+        adjust(old, by: -1)
+        adjust(new, by: 1)
+        report()
+    }
+
+    /// A stream closed in `state`.
+    func streamClosed(in state: StreamState) {
+        adjust(state, by: -1)
+        streams -= 1
+        if streams == 0, let context { idle?.start(context: context) }
+        report()
+    }
+
+    private func adjust(_ state: StreamState, by change: Int) {
+        switch state {
+        case .receiving: receiving += change
+        case .answering: answering += change
+        case .finished: break
+        }
+    }
+
+    private func report() {
+        connection?.record(answering > 0 ? .answering : receiving > 0 ? .receiving : .waiting)
+    }
+}

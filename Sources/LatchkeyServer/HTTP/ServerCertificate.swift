@@ -1,0 +1,118 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOHTTP2
+import NIOSSL
+
+/// The certificate `latchkey serve --tls-cert FILE --tls-key FILE` presents, held as the TLS context that
+/// each new connection is set up with (`HTTPSChannel`).
+///
+/// swift-nio-ssl's `NIOSSLContext` cannot be changed once made, so a renewed certificate (Let's Encrypt's,
+/// every 60 days) is a new context, swapped into this lock-protected box by `reload()` on SIGHUP
+/// (`CertificateReloadService`): connections accepted after the swap get the new certificate, those
+/// already open keep the one their handshake used, and nothing restarts. Files that cannot be used — a
+/// key that does not match, a half-written file — make `reload()` throw and leave the current context in
+/// place, so a bad renewal never takes the server down.
+final class ServerCertificate: Sendable {
+    /// A usable certificate and key, as loaded.
+    struct Loaded: Sendable {
+        let context: NIOSSLContext
+        /// The leaf certificate's serial number in hexadecimal, as `openssl x509 -noout -serial` prints it.
+        let serial: String
+        /// When the leaf certificate expires.
+        let notAfter: Date
+    }
+
+    let certificatePath: String
+    let keyPath: String
+    private let current: NIOLockedValueBox<Loaded>
+
+    init(certificatePath: String, keyPath: String) throws(ServerConfiguration.Invalid) {
+        self.certificatePath = certificatePath
+        self.keyPath = keyPath
+        self.current = NIOLockedValueBox(try Self.load(certificatePath: certificatePath, keyPath: keyPath))
+    }
+
+    /// The configuration's certificate; nil when it serves plain HTTP.
+    convenience init?(_ configuration: ServerConfiguration) throws(ServerConfiguration.Invalid) {
+        guard configuration.servesTLS, let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else { return nil }
+        try self.init(certificatePath: certificate, keyPath: key)
+    }
+
+    /// The context a connection accepted now is set up with.
+    var context: NIOSSLContext { current.withLockedValue { $0.context } }
+
+    /// What is being presented now.
+    var loaded: Loaded { current.withLockedValue { $0 } }
+
+    /// Reads the files again and, if they hold a usable certificate and key, presents them to every
+    /// connection accepted from now on. Returns what was presented before and what is now; throws (and
+    /// changes nothing) when the files cannot be used.
+    @discardableResult
+    func reload() throws(ServerConfiguration.Invalid) -> (previous: Loaded, now: Loaded) {
+        let fresh = try Self.load(certificatePath: certificatePath, keyPath: keyPath)
+        let previous = current.withLockedValue { value in
+            defer { value = fresh }
+            return value
+        }
+        return (previous, fresh)
+    }
+
+    /// The TLS context for these files: TLS 1.2 or later, and ALPN offering HTTP/2 then HTTP/1.1.
+    static func load(certificatePath: String, keyPath: String) throws(ServerConfiguration.Invalid) -> Loaded {
+        try checkFiles(certificate: certificatePath, key: keyPath)
+        let chain: [NIOSSLCertificate]
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
+        } catch {
+            throw .init(description: "the TLS certificate file \(certificatePath) holds no PEM certificate")
+        }
+        guard let leaf = chain.first else {
+            throw .init(description: "the TLS certificate file \(certificatePath) holds no PEM certificate")
+        }
+        let key: NIOSSLPrivateKey
+        do {
+            key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+        } catch {
+            throw .init(description: "the TLS key file \(keyPath) holds no unencrypted PEM private key")
+        }
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.applicationProtocols = NIOHTTP2SupportedALPNProtocols
+        let context: NIOSSLContext
+        do {
+            // BoringSSL checks here that the key is the certificate's.
+            context = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw .init(description: "the TLS key file \(keyPath) does not go with the certificate in \(certificatePath) (\(error))")
+        }
+        let serial = leaf.serialNumber.map { byte in
+            let digits = String(byte, radix: 16, uppercase: true)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined()
+        return Loaded(context: context, serial: serial, notAfter: Date(timeIntervalSince1970: TimeInterval(leaf.notValidAfter)))
+    }
+
+    /// Both files or neither; the certificate readable; the key readable, and by its owner only (as the
+    /// key file's own rule, `KeyFile`: a private key others can read is no longer private).
+    static func checkFiles(certificate: String?, key: String?) throws(ServerConfiguration.Invalid) {
+        switch (certificate, key) {
+        case (nil, nil):
+            return
+        case (_?, nil):
+            throw .init(description: "--tls-cert needs --tls-key, the file holding the certificate's private key")
+        case (nil, _?):
+            throw .init(description: "--tls-key needs --tls-cert, the file holding the certificate chain")
+        case (let certificate?, let key?):
+            guard FileManager.default.isReadableFile(atPath: certificate) else {
+                throw .init(description: "the TLS certificate file \(certificate) cannot be read")
+            }
+            var status = stat()
+            guard stat(key, &status) == 0, FileManager.default.isReadableFile(atPath: key) else {
+                throw .init(description: "the TLS key file \(key) cannot be read")
+            }
+            guard status.st_mode & 0o077 == 0 else {
+                throw .init(description: "the TLS key file \(key) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))); chmod 600 it")
+            }
+        }
+    }
+}

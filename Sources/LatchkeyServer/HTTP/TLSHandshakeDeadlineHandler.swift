@@ -1,0 +1,63 @@
+import NIOCore
+
+/// Closes a TLS connection whose handshake is not over in time: `silence` after it was accepted (a client
+/// that connects and says nothing, as the idle time-out closes a silent plain-HTTP connection), and
+/// `handshake` after the first byte of its ClientHello (a handshake sent a byte at a time, as the head
+/// deadline closes a head sent so) — whichever comes first. Until ALPN has chosen HTTP/1.1 or HTTP/2,
+/// neither protocol's own deadlines are in the pipeline, so without this a connection could sit in its
+/// handshake for as long as its client liked, holding a slot.
+///
+/// It sits first in the pipeline, before the TLS handler, on raw bytes; `HTTPSChannel` removes it once
+/// the protocol is chosen. One timer per connection.
+final class TLSHandshakeDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let silence: TimeAmount?
+    private let handshake: TimeAmount?
+    private var due: NIODeadline?
+    private var timer: Scheduled<Void>?
+    private var heard = false
+
+    init(silence: TimeAmount?, handshake: TimeAmount?) {
+        self.silence = silence
+        self.handshake = handshake
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if let silence { arm(context: context, at: context.eventLoop.now + silence) }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if !heard {
+            heard = true
+            if let handshake {
+                let handshakeDue = context.eventLoop.now + handshake
+                if due.map({ handshakeDue < $0 }) ?? true { arm(context: context, at: handshakeDue) }
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        cancel()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        cancel()
+    }
+
+    private func arm(context: ChannelHandlerContext, at deadline: NIODeadline) {
+        timer?.cancel()
+        due = deadline
+        let channel = context.channel
+        timer = context.eventLoop.scheduleTask(deadline: deadline) { channel.close(promise: nil) }
+    }
+
+    private func cancel() {
+        timer?.cancel()
+        timer = nil
+        due = nil
+    }
+}

@@ -1,0 +1,89 @@
+// "Apps with access": the OpenID Connect clients the person let in (GET /api/account/apps), what each
+// may learn, when it was allowed and last used, and Remove access in place — drawn like the passkey list.
+// Every string from the server goes in as text, never as HTML.
+
+import { whileBusy } from "./ui.js";
+
+const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
+const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+// What each scope lets the app learn or do, in the person's words.
+const scopeWords = {
+  openid: "Who you are on Latchkey",
+  profile: "Your name and username",
+  email: "Your email address",
+  groups: "Your groups",
+  offline_access: "Stay signed in while you are away",
+};
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function button(text, className, onClick) {
+  const node = element("button", className, text);
+  node.type = "button";
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+function appIcon() {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const frame = document.createElementNS(ns, "rect");
+  for (const [k, v] of [["x", "4"], ["y", "4"], ["width", "16"], ["height", "16"], ["rx", "3"]]) frame.setAttribute(k, v);
+  const arrow = document.createElementNS(ns, "path");
+  arrow.setAttribute("d", "M10 9l3 3-3 3m3-3H8");
+  svg.append(frame, arrow);
+  const box = element("span", "passkey-icon");
+  box.setAttribute("aria-hidden", "true");
+  box.append(svg);
+  return box;
+}
+
+// Shows `apps` in `list` (the empty text when there are none). `remove(app)` runs the request and
+// returns whether it succeeded; the list is drawn again by the caller afterwards.
+export function renderApps(list, apps, { remove }) {
+  list.replaceChildren(...apps.map((app) => item(app, remove)));
+  document.getElementById("apps-empty").hidden = apps.length !== 0;
+}
+
+function item(app, remove) {
+  const row = element("li", "passkey");
+  row.dataset.clientId = app.clientId;
+  const body = element("div", "passkey-body");
+  const scopes = element("ul", "badges");
+  scopes.setAttribute("aria-label", `What ${app.name} may learn`);
+  for (const scope of app.scopes) scopes.append(element("li", "badge", scopeWords[scope] ?? scope));
+  const used = app.lastUsedAt ? `last used ${dateAndTime.format(new Date(app.lastUsedAt))}` : "not used yet";
+  const meta = element("p", "passkey-meta", `Allowed ${dateOnly.format(new Date(app.consentedAt))} · ${used}`);
+  const controls = element("div", "passkey-actions");
+  body.append(element("h3", "passkey-name", app.name), scopes, meta, controls);
+  row.append(appIcon(), body);
+
+  const showButton = () => {
+    const ask = button("Remove access", "button-small", () => showConfirm());
+    ask.setAttribute("aria-label", `Remove access for ${app.name}`);
+    controls.replaceChildren(ask);
+    return ask;
+  };
+
+  const showConfirm = () => {
+    const question = element("p", "passkey-confirm", `Remove access for ${app.name}? It can no longer sign you in or read your details until you allow it again.`);
+    const yes = button("Remove access", "button-small button-danger", async () => {
+      await whileBusy(yes, "Removing…", () => remove(app));
+    });
+    const no = button("Keep it", "button-small", () => { showButton().focus(); });
+    controls.replaceChildren(question, yes, no);
+    no.focus();
+  };
+
+  showButton();
+  return row;
+}
