@@ -59,10 +59,14 @@ let package = Package(
     targets: [
         .target(name: "CBOR", swiftSettings: fuzzInstrumentation()),
         .systemLibrary(name: "CSQLite3", path: "Sources/CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // OpenSSL's libcrypto, for Ed448 only (swift-crypto has none). Linux only: Apple platforms ship no
+        // libcrypto headers, and there WebAuthn builds without Ed448 (`Ed448PublicKey.isAvailable`).
+        .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(
             name: "WebAuthn",
             dependencies: [
                 "CBOR",
+                .target(name: "CLibCrypto", condition: .when(platforms: [.linux])),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -87,6 +91,7 @@ let package = Package(
             dependencies: [
                 "LatchkeyAPI", "WebAuthn", "CBOR", "CSQLite3",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 // --tls-cert: HTTPS with HTTP/2 by ALPN (HummingbirdHTTP2's channels over swift-nio-ssl,

@@ -159,6 +159,16 @@ def main(vectors_path, out):
     for literal in swift_string_literals(os.path.join(ROOT, "Tests", "WebAuthnTests", "JSONValueTests.swift")):
         corpus.add("json", literal.encode("utf-8", "surrogatepass"))
 
+    # Ed448Tests' packed self attestation (made by Python's cryptography): the vectors' Ed448 registrations
+    # are signed by an ES256 certificate, so this is the seed whose Ed448 credential key signs its own
+    # statement, and mutations of it reach OpenSSL's Ed448 verification (WebAuthn's Ed448PublicKey).
+    ed448 = dict(re.findall(r'static let (\w+) =\s*"([A-Za-z0-9_-]+)"',
+                            open(os.path.join(ROOT, "Tests", "WebAuthnTests", "Ed448Tests.swift")).read()))
+    attestation = b64url(ed448["attestationObject"])
+    corpus.add("cbor", attestation)
+    corpus.add("attestation", int(DEFAULT_TIME.timestamp()).to_bytes(8, "big")
+               + hashlib.sha256(b64url(ed448["registrationClientData"])).digest() + attestation)
+
     # The other request bodies, in the shapes the web page and the CLI send.
     for selector, body in ((0, {"displayName": "Ada Lovelace"}), (0, {"name": "Laptop"}), (0, {}),
                            (3, {"displayName": "Ada", "credo": "Poetical science\n\tfor all"}), (3, {"credo": None}),

@@ -104,6 +104,25 @@ package struct RenamePasskeyRequest: JSONReadable {
     }
 }
 
+/// `PUT /api/account/email` (the person's address, to confirm) and `POST /api/recovery/email` (the address
+/// to mail a recovery link to, if it is a verified one): an email address, checked by the server.
+package struct EmailAddressRequest: JSONReadable {
+    package let email: String
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        email = try reader.string("email")
+    }
+}
+
+/// `POST /api/account/email/verify`: the token the confirmation link carried in its fragment.
+package struct EmailVerifyRequest: JSONReadable {
+    package let token: String
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        token = try reader.string("token")
+    }
+}
+
 /// `POST /api/oidc/authorization` and `POST /api/oidc/consent`: the authorization request's query as
 /// the page received it at `/authorize`, the stamp a login interaction gave (`after`), and on the consent
 /// screen the person's answer (`allow`).

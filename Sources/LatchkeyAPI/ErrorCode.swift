@@ -94,6 +94,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let unknownAdminKey = ErrorCode("unknown_admin_key", .notFound)
     package static let unknownRecoveryGrant = ErrorCode("unknown_recovery_grant", .notFound)
     package static let unknownDeviceRequest = ErrorCode("unknown_device_request", .notFound)
+    /// An email confirmation link that is unknown, used, expired, replaced or another account's.
+    package static let unknownEmailToken = ErrorCode("unknown_email_token", .notFound)
     package static let unknownIcon = ErrorCode("unknown_icon", .notFound)
     package static let unknownProvider = ErrorCode("unknown_provider", .notFound)
     /// No OpenID Connect client has this id (the admin API, `latchkey admin clients`).
@@ -135,6 +137,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let usernameInvalid = ErrorCode("username_invalid", .invalidField)
     package static let emailInvalid = ErrorCode("email_invalid", .invalidField)
     package static let rateLimited = ErrorCode("rate_limited", .rateLimited)
+    /// The account was sent as many emails as it may be in an hour (`EmailService.limits`).
+    package static let tooManyEmails = ErrorCode("too_many_emails", .rateLimited)
     /// As many device requests are waiting as the server keeps (`DeviceApprovalService.liveLimit`).
     package static let tooManyDeviceRequests = ErrorCode("too_many_device_requests", .unavailable)
     package static let internalError = ErrorCode("internal_error", .internalError)
@@ -149,9 +153,9 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         duplicateParameter, missingOperation, unknownOperation, queryCredentialIdMismatch, invalidBase64, invalidParameter,
         notAuthenticated, unknownChallenge, invalidClient, signCountRegression, adminKeyInvalid, invalidRecoveryCode,
         originNotAllowed, originRequired, wrongAccount, recentSignInRequired, accountDisabled, insufficientScope, recoverySessionRestricted, authenticatorNotAllowed,
-        notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownDeviceRequest, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
+        notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownDeviceRequest, unknownEmailToken, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
-        bodyTooLarge, invalidField, rateLimited, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,
+        bodyTooLarge, invalidField, rateLimited, tooManyEmails, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,
         oidcMalformedRequest, oidcInvalidClient, oidcInvalidRedirectURI, oidcGroupNotAllowed,
         unknownClient, unknownApp, clientIdTaken, clientIsPublic, usernameTaken,
         clientIdInvalid, clientNameInvalid, redirectURIRequired, redirectURIInvalid, postLogoutURIInvalid, idTokenAlgInvalid,

@@ -53,6 +53,8 @@ struct Housekeeping: Service {
             try await store.purgeAuditEvents(before: now - auditRetention)
             // A device request lives 5 minutes and its restricted session 15 more.
             try await store.purgeDeviceRequests(before: now - 20 * 60)
+            // Email confirmation links once expired; the mail log once outside every limit's window.
+            try await store.purgeMail(tokensExpiredBefore: now, loggedBefore: now - 86400)
             // OpenID Connect grants a day past their end, with their codes and refresh tokens.
             try await store.purgeOIDCGrants(now: now)
             runs?.increment()

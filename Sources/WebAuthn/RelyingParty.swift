@@ -50,10 +50,11 @@ public struct RelyingParty: Sendable {
     /// (§7.1 step 29). Off by default: passkeys mostly come with `none` attestation.
     public var requireTrustedAttestation: Bool
 
-    /// The algorithms Latchkey offers by default, best first. RS1 is never on by default.
+    /// The algorithms Latchkey offers by default, best first. RS1 is never on by default; Ed448 (-53) only
+    /// where this build can verify it (`COSEAlgorithm.isVerifiable`).
     public static let defaultAlgorithms: [COSEAlgorithm] = [
-        .es256, .edDSA, .ed25519, .es384, .es512, .rs256, .ps256, .rs384, .rs512, .ps384, .ps512,
-    ]
+        .es256, .edDSA, .ed25519, .ed448, .es384, .es512, .rs256, .ps256, .rs384, .rs512, .ps384, .ps512,
+    ].filter(\.isVerifiable)
 
     public init(
         id: String, name: String, origins: [String], userVerification: UserVerificationPolicy = .required,

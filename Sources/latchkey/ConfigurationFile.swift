@@ -67,6 +67,9 @@ struct ConfigurationFile {
             if setting.kind == .database, case .text(let url) = read, Self.hasPassword(url) {
                 secrets.append(("a database password", "give the URL in \(setting.variable)"))
             }
+            if setting.name == "smtp-url", case .text(let url) = read, Self.hasPassword(url) {
+                secrets.append(("an SMTP password", "give the URL in \(setting.variable)"))
+            }
             if read != .list([]) { values[setting.name] = read }
         }
         if readableByOthers, let secret = secrets.first {
@@ -192,7 +195,7 @@ struct ConfigurationFile {
         let where_ = "line \(line), column \(error.source.begin.column)"
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let source = line >= 1 && line <= lines.count ? lines[line - 1].trimmingCharacters(in: .whitespaces) : ""
-        let secretKeys = ServeSettings.all.filter { $0.kind == .secret || $0.kind == .database }.map(\.name)
+        let secretKeys = ServeSettings.all.filter { $0.kind == .secret || $0.kind == .database || $0.name == "smtp-url" }.map(\.name)
         let secretLine = secretKeys.contains { source.hasPrefix($0) || source.hasPrefix("\"" + $0) }
         var message = error.description
         if let colon = message.range(of: "Error while parsing ", options: .anchored), let rest = message[colon.upperBound...].range(of: ": ") {

@@ -270,7 +270,10 @@ struct ConfigurationFileTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("latchkey.toml")
-        for text in ["introspection-secret = \"\(Self.secret)\"", "database = \"postgres://latchkey:\(Self.secret)@db/latchkey\""] {
+        for text in [
+            "introspection-secret = \"\(Self.secret)\"", "database = \"postgres://latchkey:\(Self.secret)@db/latchkey\"",
+            "smtp-url = \"smtps://mailer:\(Self.secret)@mail.example.com\"",
+        ] {
             try write(text, to: file, mode: 0o644)
             do {
                 _ = try ConfigurationFile(path: file.path)
@@ -288,6 +291,8 @@ struct ConfigurationFileTests {
         }
         try write("database = \"postgres://latchkey@db/latchkey\"", to: file, mode: 0o644)
         _ = try ConfigurationFile(path: file.path)  // no password, nothing to hide
+        try write("smtp-url = \"smtp://mailer@127.0.0.1:25\"", to: file, mode: 0o644)
+        _ = try ConfigurationFile(path: file.path)
     }
 
     // MARK: - The README's sample

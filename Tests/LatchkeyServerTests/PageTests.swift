@@ -25,7 +25,8 @@ struct PageTests {
             #expect(try await api.send(.get, "/", headers: [.ifNoneMatch: etag]).status == .notModified)
             // The script is ES modules that import one another by these paths: each one served, as
             // JavaScript (a module with another type is refused by the browser), under the same CSP.
-            for module in ["/app.js", "/api.js", "/ui.js", "/webauthn.js", "/passkey-list.js", "/app-list.js", "/activity.js", "/recovery.js"] {
+            for module in ["/app.js", "/api.js", "/ui.js", "/webauthn.js", "/passkey-list.js", "/app-list.js", "/activity.js", "/recovery.js",
+                           "/email.js", "/device-approval.js"] {
                 let script = try await api.send(.get, module)
                 #expect(script.status == .ok, "\(module)")
                 #expect(script.headers[.contentType] == "text/javascript; charset=utf-8", "\(module)")
@@ -52,6 +53,21 @@ struct PageTests {
             let referrerPolicy = try #require(HTTPField.Name("Referrer-Policy"))
             #expect(recover.headers[referrerPolicy] == "no-referrer", "nothing of the page's address leaves it")
             for id in ["recover", "recovery-code", "recover-exchange", "recover-add-passkey", "recover-login", "lost-passkey", "recovery-risk"] {
+                #expect(page.text.contains(#"id="\#(id)""#), "missing #\(id)")
+            }
+        }
+    }
+
+    @Test("/verify-email is the same page too (an email confirmation link is /verify-email#TOKEN)")
+    func verifyEmailPage() async throws {
+        try await TestServer.run { api in
+            let page = try await api.send(.get, "/")
+            let verify = try await api.send(.get, "/verify-email")
+            #expect(verify.status == .ok)
+            #expect(verify.data == page.data)
+            #expect(verify.headers[.contentSecurityPolicy] == page.headers[.contentSecurityPolicy])
+            for id in ["new-device-start", "new-device", "new-device-code", "approve-card", "approve-code", "approve-confirm", "approve-deny",
+                       "email-card", "email-address", "email-save", "email-remove", "recover-email-form", "recover-email", "recover-email-send"] {
                 #expect(page.text.contains(#"id="\#(id)""#), "missing #\(id)")
             }
         }

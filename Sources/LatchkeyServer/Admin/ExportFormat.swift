@@ -10,8 +10,8 @@ import Foundation
 /// the server keys still wrapped under the key file (a restore needs the same key file, exactly as with a
 /// backup), the admin keys and recovery grants as hashes, the OpenID Connect clients (secrets as hashes),
 /// consents, grants and refresh tokens; sessions and the audit trail only when asked for. Not in it:
-/// what lives minutes (used challenges, authorization codes, device requests, rate-limit buckets, the
-/// webhook outbox, the housekeeping's claims), and the FIDO metadata (its BLOB is loaded again from the file).
+/// what lives minutes or a day (used challenges, authorization codes, device requests, email confirmation
+/// links and the mail log, rate-limit buckets, the webhook outbox, the housekeeping's claims), and the FIDO metadata (its BLOB is loaded again from the file).
 package enum ExportFormat {
     package static let name = "latchkey-export"
     /// The document version this build writes; it reads this one and older ones.

@@ -164,6 +164,18 @@ public struct ServerConfiguration: Sendable {
     /// A passkey added through a recovery grant ends every other session of the account
     /// (`--recovery-ends-sessions`, on): whoever lost the device may not be the only one holding it.
     public var recoveryEndsSessions = true
+    /// Where Latchkey's mail goes (`--smtp-url`): `smtp://[user:password@]host[:port]` or `smtps://…`
+    /// (`SMTPServer`). Nil: Latchkey sends no mail, and a person cannot give an email address.
+    public var smtpURL: String?
+    /// The mails' `From` (`--smtp-from`): `Name <address>` or an address; nil: the RP name at
+    /// `noreply@` the RP ID.
+    public var smtpFrom: String?
+    /// A PEM file of the certificates that may sign the SMTP server's (`--smtp-ca-file`), instead of the
+    /// system's: a relay with a private CA.
+    public var smtpCAFile: String?
+    /// Mail a recovery link to an account's verified address on request (`--recovery-email`, off): whoever
+    /// controls the mailbox can then add a passkey. Needs `smtpURL`.
+    public var recoveryEmail = false
     /// `HOST:PORT` where the admin API (`/api/admin/…`) is served instead of the main address
     /// (`--admin-listen`): an interface only operators reach. Nil: beside the rest of the API.
     public var adminListen: String?
@@ -277,6 +289,16 @@ public struct ServerConfiguration: Sendable {
         if mdsRoot != nil, mdsBlob == nil {
             throw Invalid(description: "--mds-root names the root of a metadata BLOB; give the BLOB too (--mds-blob FILE)")
         }
+        if let smtpURL { _ = try SMTPServer(parsing: smtpURL) }
+        if let smtpFrom, MailMessage.Mailbox.parse(smtpFrom) == nil {
+            throw Invalid(description: "the mails' sender (--smtp-from) must be an address or Name <address>, not \"\(smtpFrom)\"")
+        }
+        if smtpFrom == nil, smtpURL != nil, MailMessage.Mailbox.parse("noreply@\(rpId)") == nil {
+            throw Invalid(description: "give the mails' sender (--smtp-from): noreply@\(rpId) is not an address")
+        }
+        if recoveryEmail, smtpURL == nil {
+            throw Invalid(description: "--recovery-email needs --smtp-url: recovery links are mailed through it")
+        }
         if adminListen != nil, adminAddress == nil {
             throw Invalid(description: "--admin-listen must be HOST:PORT (127.0.0.1:9090, [::1]:9090), not \(adminListen ?? "")")
         }
@@ -318,6 +340,15 @@ public struct ServerConfiguration: Sendable {
         }
         guard (0...256).contains(threads) else { throw Invalid(description: "the number of threads must be between 1 and 256 (0: one per core), not \(threads)") }
         try ServerCertificate.checkFiles(certificate: tlsCertificateFile, key: tlsKeyFile)
+    }
+
+    /// The SMTP server, when one is configured (and valid: `validate()` checked it).
+    var smtpServer: SMTPServer? { smtpURL.flatMap { try? SMTPServer(parsing: $0) } }
+
+    /// The mails' sender: `smtpFrom`, else the RP name at `noreply@` the RP ID.
+    var mailSender: MailMessage.Mailbox? {
+        if let smtpFrom { return MailMessage.Mailbox.parse(smtpFrom) }
+        return MailMessage.Mailbox.parse("noreply@\(rpId)").map { MailMessage.Mailbox(name: rpName, address: $0.address) }
     }
 
     /// Whether `latchkey serve` speaks HTTPS itself (`--tls-cert` and `--tls-key`).

@@ -37,6 +37,8 @@ public struct Latchkey: Sendable {
     let rateLimiter: RateLimiter
     /// The cluster's bucket behind `rateLimiter` (instances on one PostgreSQL), with its leases.
     let sharedRateLimit: SharedRateLimit?
+    /// Sending mail (`--smtp-url`): nil without it.
+    let mail: EmailService.Mail?
     let registry: PrometheusCollectorRegistry
     let metricsFactory: PrometheusMetricsFactory
     let logger: Logger
@@ -96,6 +98,13 @@ public struct Latchkey: Sendable {
                     issuer: configuration.effectiveTokenIssuer, audience: configuration.tokenAudience,
                     oidcIssuer: configuration.oidc ? configuration.effectiveOIDCIssuer : nil),
                 now: now) : nil
+            var mail: EmailService.Mail?
+            if let server = configuration.smtpServer, let sender = configuration.mailSender {
+                let client = try SMTPClient(server: server, heloName: configuration.rpId, eventLoopGroup: eventLoopGroup, trustRoots: configuration.smtpCAFile)
+                mail = EmailService.Mail(
+                    sender: MailSender(client: client, from: sender, logger: logger, metrics: metricsFactory),
+                    outbox: MailOutbox(metrics: metricsFactory, logger: logger))
+            }
             var oidc: OIDCProvider?
             if configuration.oidc, let issuer {
                 let stampKey = try await vault.key(named: OIDCInteractionStamp.keyName, byteCount: 32)
@@ -114,7 +123,7 @@ public struct Latchkey: Sendable {
                 rateLimiter: RateLimiter(requestsPerMinute: max(configuration.rateLimit, 1)),
                 sharedRateLimit: configuration.rateLimit > 0 && configuration.effectiveRateLimitScope == .database
                     ? SharedRateLimit(store: store, perMinute: configuration.rateLimit, logger: logger) : nil,
-                registry: registry, metricsFactory: metricsFactory, logger: logger, now: now)
+                mail: mail, registry: registry, metricsFactory: metricsFactory, logger: logger, now: now)
         } catch {
             try? await connections.shutdown()
             throw error
@@ -129,6 +138,11 @@ public struct Latchkey: Sendable {
     /// Recovery grants and their exchange.
     var recovery: RecoveryService {
         RecoveryService(store: store, configuration: configuration, now: now)
+    }
+
+    /// Email addresses and recovery links by mail.
+    var email: EmailService {
+        EmailService(store: store, configuration: configuration, recovery: recovery, sessions: sessions, mail: mail, logger: logger, now: now)
     }
 
     /// The admin API at `/api/admin/…` on `router` (`latchkey serve`'s, or the one of `--admin-listen`),
@@ -174,6 +188,7 @@ public struct Latchkey: Sendable {
         api.addRoutes(DeviceRequestController(
             approvals: DeviceApprovalService(store: store, ceremonies: ceremonies, now: now), trustForwardedFor: configuration.trustForwardedFor)
             .routes(signedIn: signedIn))
+        api.addRoutes(EmailController(email: email, trustForwardedFor: configuration.trustForwardedFor).routes(signedIn: signedIn))
         api.addRoutes(AccountController(store: store, sessions: sessions, configuration: configuration, providers: providers, now: now)
             .routes(signedIn: signedIn))
         api.addRoutes(AccountAppsController(store: store, trustForwardedFor: configuration.trustForwardedFor, now: now).routes(signedIn: signedIn))
@@ -224,6 +239,7 @@ public struct Latchkey: Sendable {
                     maxAttempts: configuration.webhookMaxAttempts, retryDelay: configuration.webhookRetryDelay),
                 logger: logger, metrics: metricsFactory))
         }
+        if let mail { services.append(mail.outbox) }
         return services + [Housekeeping(
             store: store, connections: connections, logger: logger, interval: configuration.housekeepingInterval,
             auditRetention: TimeInterval(configuration.auditRetentionDays) * 86400,

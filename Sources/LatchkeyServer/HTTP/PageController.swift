@@ -32,6 +32,8 @@ struct PageController: Sendable {
             ("/", "index", "html", "text/html; charset=utf-8"),
             // The same page, opened on its "Recover your account" view (a recovery link is `/recover#CODE`).
             ("/recover", "index", "html", "text/html; charset=utf-8"),
+            // … and on confirming an email address (the link mailed is `/verify-email#TOKEN`).
+            ("/verify-email", "index", "html", "text/html; charset=utf-8"),
             ("/app.js", "app", "js", "text/javascript; charset=utf-8"),
             ("/api.js", "api", "js", "text/javascript; charset=utf-8"),
             ("/ui.js", "ui", "js", "text/javascript; charset=utf-8"),
@@ -40,6 +42,8 @@ struct PageController: Sendable {
             ("/app-list.js", "app-list", "js", "text/javascript; charset=utf-8"),
             ("/activity.js", "activity", "js", "text/javascript; charset=utf-8"),
             ("/recovery.js", "recovery", "js", "text/javascript; charset=utf-8"),
+            ("/email.js", "email", "js", "text/javascript; charset=utf-8"),
+            ("/device-approval.js", "device-approval", "js", "text/javascript; charset=utf-8"),
             ("/oidc.js", "oidc", "js", "text/javascript; charset=utf-8"),
             ("/style.css", "style", "css", "text/css; charset=utf-8"),
         ]

@@ -1,7 +1,6 @@
 import Foundation
 import SQLKit
 import WebAuthn
-import X509
 
 /// One authenticator model as stored from the FIDO metadata (`metadata_entries`): what registration
 /// reads for the passkey's AAGUID — the roots its attestation must chain to, and its latest status.
@@ -33,11 +32,6 @@ struct MetadataRecord: Sendable, Equatable {
         status = try row.decode(column: "status", as: String?.self).map(AuthenticatorStatus.init(rawValue:))
         statusDate = try row.decode(column: "status_date", as: String?.self)
         icon = try row.decode(column: "icon", as: String?.self)
-    }
-
-    /// The attestation roots that parse as certificates (one that does not cannot anchor anything).
-    var roots: [Certificate] {
-        rootCertificates.compactMap { try? Certificate(derEncoded: $0) }
     }
 
     /// The certificates one after another, as the column holds them.

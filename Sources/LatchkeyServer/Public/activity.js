@@ -54,6 +54,7 @@ function refusal(code) {
 // OpenID Connect "username", "email", "emailVerified", "groups", named without their values).
 function profileChange(detail) {
   const fields = (text(detail.fields) ?? "").split(",");
+  if (fields.includes("email") && detail.removed === true) return "Email address removed";
   const name = text(detail.displayName);
   const others = [
     fields.includes("credo") && "credo", fields.includes("username") && "username",
@@ -101,7 +102,10 @@ export function describe(event, { name = null, before = null } = {}) {
     case "access_token.issued": return "An access token was issued for another service";
     case "passkey.refused": return "A passkey was refused by this service's rules" + (text(detail.rule) ? `: ${text(detail.rule)}` : "");
     case "passkey.counter_reset": return `${Passkey} moved to a password manager that does not count sign-ins; its counter was reset`;
-    case "recovery.issued": return `A recovery code was issued by ${operator}`;
+    case "recovery.issued":
+      return detail.by === "email" ? "A recovery link was asked for with your email address" : `A recovery code was issued by ${operator}`;
+    case "recovery.email_sent": return "A recovery link was emailed to your address";
+    case "account.email_verified": return "Email address confirmed";
     case "recovery.revoked": return "A recovery code was revoked" + by;
     case "recovery.exchanged": return "A recovery code was used to start adding a passkey";
     case "recovery.completed": return `${Passkey} added with a recovery code; every other session was signed out`;
@@ -127,7 +131,7 @@ export function describe(event, { name = null, before = null } = {}) {
 
 // Sign-ins that were refused or look copied: worth a second look.
 const alerts = new Set([
-  "login.refused", "login.possible_clone", "recovery.issued", "recovery.exchanged", "recovery.refused", "oidc.code_reused",
+  "login.refused", "login.possible_clone", "recovery.issued", "recovery.email_sent", "recovery.exchanged", "recovery.refused", "oidc.code_reused",
   "oidc.refresh_reused",
 ]);
 

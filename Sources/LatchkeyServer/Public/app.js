@@ -6,6 +6,10 @@
 import { renderActivity } from "./activity.js";
 import { api, ApiError } from "./api.js";
 import { renderApps } from "./app-list.js";
+import { hideNewDevice, resetApproval, setUpDeviceApproval } from "./device-approval.js";
+import {
+  hasPendingConfirmation, hideEmail, isVerifyEmailPage, offerRecoveryEmail, setUpEmail, showEmail, takeTokenFromAddress,
+} from "./email.js";
 import { renderPasskeys } from "./passkey-list.js";
 import { authorize, endSession, isAuthorizePage, isEndSessionPage } from "./oidc.js";
 import { hideRecovery, isRecoveryPage, setUpRecovery, showRecovery, takeCodeFromAddress } from "./recovery.js";
@@ -55,6 +59,8 @@ function showWelcome({ autofill = false } = {}) {
   $("account").hidden = true;
   $("session-bar").hidden = true;
   hideRecovery();
+  hideEmail();
+  hideNewDevice();
   showRecoveryRisk(null);
   $("main").dataset.view = "welcome";
   if (!browser.webauthn) {
@@ -69,6 +75,7 @@ function showWelcome({ autofill = false } = {}) {
 function showUnsupported() {
   $("welcome").hidden = true;
   hideRecovery();
+  hideNewDevice();
   $("unsupported").hidden = false;
   if (!browser.secureContext) {
     $("unsupported-reason").textContent = "Passkeys only work on a secure connection, and this page was opened over plain http. Open it with https.";
@@ -88,8 +95,10 @@ function showAccount(data, { focus = true } = {}) {
   $("welcome").hidden = true;
   $("unsupported").hidden = true;
   hideRecovery();
+  hideNewDevice();
+  resetApproval();
   // Signed in after a recovery: the address becomes the page's own again, so that a reload shows the account.
-  if (isRecoveryPage()) history.replaceState(null, "", "./");
+  if (isRecoveryPage() || isVerifyEmailPage()) history.replaceState(null, "", "./");
   showRecoveryRisk(data.recoveryRisk ?? null);
   $("account").hidden = false;
   $("session-bar").hidden = false;
@@ -103,6 +112,7 @@ function showAccount(data, { focus = true } = {}) {
   refreshUpdateButton();
   clearActivity();
   loadPasskeys().then(() => loadActivity());
+  showEmail();
   loadApps();
   if (focus) $("account-title").focus();
 }
@@ -345,17 +355,25 @@ async function addPasskeyOptions() {
   } catch (e) {
     if (!(e instanceof ApiError && e.code === "recent_sign_in_required")) throw e;
   }
+  if (!await confirmItIsYou("Add the passkey again if you meant to.")) return null;
+  say("Confirmed. Your device will now ask you to save another passkey.");
+  return await api("POST", "api/registration/options", {});
+}
+
+// A fresh sign-in with one of the account's passkeys, for what needs one (adding a passkey, changing the
+// email address). False when the passkey chosen belongs to another account: the page then shows that
+// one, and `again` says what to do.
+async function confirmItIsYou(again) {
   say("First confirm it is you: choose one of your passkeys for this account.");
   const request = await api("POST", "api/login/options");
   const credential = await navigator.credentials.get({ publicKey: requestOptions(request.publicKey) });
   const result = await api("POST", "api/login/verify", { credential: credentialJSON(credential) });
   if (result.account.id !== account?.id) {
     showAccount(result.account);
-    warn(`That passkey belongs to ${result.account.displayName}, so you are now signed in as them. Add the passkey again if you meant to.`);
-    return null;
+    warn(`That passkey belongs to ${result.account.displayName}, so you are now signed in as them. ${again}`);
+    return false;
   }
-  say("Confirmed. Your device will now ask you to save another passkey.");
-  return await api("POST", "api/registration/options", {});
+  return true;
 }
 
 async function addPasskey() {
@@ -474,6 +492,8 @@ async function start() {
   // A recovery link's code is read, and taken out of the address bar, before anything else.
   const recovery = isRecoveryPage();
   const code = recovery ? takeCodeFromAddress() : "";
+  // So is an email confirmation link's token (email.js keeps it until the person is signed in).
+  if (isVerifyEmailPage()) takeTokenFromAddress();
   for (const id of ["welcome-title", "account-title", "apps-title"]) $(id).tabIndex = -1;
   $("passkey-name").addEventListener("input", refreshRegisterButton);
   $("passkey-name").addEventListener("focus", () => startConditionalLogin());
@@ -491,6 +511,10 @@ async function start() {
   $("add-passkey").addEventListener("click", addPasskey);
   $("activity-more").addEventListener("click", moreActivity);
   setUpRecovery({ explain, signIn: (button) => login(button, { recovered: true }) });
+  setUpEmail({ explain, changed: () => { if (account) loadActivity(); }, confirmItIsYou });
+  setUpDeviceApproval({
+    explain, signIn: (button) => login(button), changed: () => { if (account) loadActivity(); }, showing: cancelConditionalLogin,
+  });
 
   browser = await capabilities();
   if (isAuthorizePage() || isEndSessionPage()) {
@@ -510,7 +534,7 @@ async function start() {
   if (recovery) {
     // The recovery view, whoever is signed in here: nothing else starts (no autofill, no account).
     autofillState("off");
-    if (browser.webauthn) showRecovery(code); else showUnsupported();
+    if (browser.webauthn) { showRecovery(code); offerRecoveryEmail(); } else showUnsupported();
     return;
   }
   if (!browser.conditionalGet) autofillState(browser.webauthn ? "unavailable" : "off");
@@ -520,6 +544,7 @@ async function start() {
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 401)) warn(explain(e));
     showWelcome({ autofill: true });
+    if (hasPendingConfirmation()) say("Sign in to confirm your email address: it is confirmed for the account you sign in to.");
   }
 }
 

@@ -113,7 +113,7 @@ struct CeremonyService: Sendable {
         var party = relyingParty
         var metadata: MetadataRecord?
         if let aaguid = credential.claimedAAGUID { metadata = try await store.metadataEntry(aaguid: aaguid) }
-        if let metadata { party.trustAnchors.add(metadata.roots, forAAGUID: metadata.aaguid) }
+        if let metadata { party.trustAnchors.add(derCertificates: metadata.rootCertificates, forAAGUID: metadata.aaguid) }
         let result: RegistrationResult
         do {
             result = try await RegistrationVerifier(relyingParty: party).verify(

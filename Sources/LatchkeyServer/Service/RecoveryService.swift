@@ -37,9 +37,11 @@ struct RecoveryService: Sendable {
                 expiresAt: issuedAt + lifetime, issuedBy: origin.actor)
             do {
                 _ = try await store.issueRecoveryGrant(grant) { revoked in
-                    [origin.event(.recoveryIssued, at: issuedAt, account: account.id, detail: [
-                        "grantId": .text(grant.id), "expiresIn": .number(Int(lifetime)), "replaced": .number(revoked),
-                    ])]
+                    var detail: AuditDetail = ["grantId": .text(grant.id), "expiresIn": .number(Int(lifetime)), "replaced": .number(revoked)]
+                    // A grant mailed on request (`EmailService`) says so, so that the person's history does not
+                    // name the operator for it.
+                    if origin.actor == "email" { detail.members.append(("by", .text("email"))) }
+                    return [origin.event(.recoveryIssued, at: issuedAt, account: account.id, detail: detail)]
                 }
                 return RecoveryIssuedJSON(grant: RecoveryGrantJSON(grant, now: issuedAt), code: code.text, link: link(for: code))
             } catch Store.Failure.duplicate {

@@ -44,6 +44,11 @@ struct AuditEvent: Sendable, Equatable {
         case recoveryCompleted = "recovery.completed"
         /// A code refused (wrong for a real grant, or its grant no longer live); the detail says why.
         case recoveryRefused = "recovery.refused"
+        /// A recovery link was mailed to the account's verified address (someone asked for it by the
+        /// address); the detail has the grant's id, never the address.
+        case recoveryEmailSent = "recovery.email_sent"
+        /// The person confirmed their email address with the link mailed to it.
+        case emailVerified = "account.email_verified"
         /// A signed-in person let a new device in (with a fresh passkey); the detail describes the device.
         case deviceApproved = "device_request.approved"
         case deviceDenied = "device_request.denied"
@@ -101,7 +106,8 @@ struct AuditEvent: Sendable, Equatable {
 /// address (as the rate limiter sees it), its `User-Agent` and the request's id (the one in the logs).
 struct AuditOrigin: Sendable, Equatable {
     /// `person` (the account's holder, signed in), `anonymous` (a login that did not complete),
-    /// `admin:<key id>` (the admin API), `cli` (`latchkey admin` on the database) or `system`.
+    /// `admin:<key id>` (the admin API), `cli` (`latchkey admin` on the database), `email` (a recovery
+    /// link mailed to a verified address on an anonymous request) or `system`.
     let actor: String
     var clientAddress: String? = nil
     var userAgent: String? = nil

@@ -396,10 +396,45 @@ enum Migrations {
                 "CREATE INDEX oidc_refresh_tokens_by_grant ON oidc_refresh_tokens (grant_id)",
             ]
         },
+        // Email for recovery (issue 30, item 4). A person's address is confirmed by a link whose token is
+        // stored as its SHA-256 only, bound to the account and the address, single use, a day at most (a new
+        // one replaces the old). Every mail sent is logged by the address's SHA-256 and the account, so that
+        // the per-address and per-account limits hold across instances; the log is purged after a day.
+        // Accounts are found by a verified address whatever its case (`lower(email)`).
+        Migration(
+            version: 13,
+            summary: "Email for recovery: address verification tokens (hashes only), a log of mails sent for their limits, accounts by email."
+        ) { flavor in
+            let bytes = flavor.bytesType
+            return [
+                """
+                CREATE TABLE email_tokens (
+                    token_hash \(bytes) PRIMARY KEY,
+                    account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    email TEXT NOT NULL,
+                    purpose TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    used_at BIGINT)
+                """,
+                "CREATE INDEX email_tokens_by_account ON email_tokens (account_id)",
+                """
+                CREATE TABLE mail_log (
+                    id \(bytes) PRIMARY KEY,
+                    address_hash \(bytes) NOT NULL,
+                    account_id TEXT REFERENCES accounts(id) ON DELETE CASCADE,
+                    purpose TEXT NOT NULL,
+                    sent_at BIGINT NOT NULL)
+                """,
+                "CREATE INDEX mail_log_by_address ON mail_log (address_hash, sent_at)",
+                "CREATE INDEX mail_log_by_account ON mail_log (account_id, sent_at)",
+                "CREATE INDEX accounts_by_email ON accounts (lower(email))",
+            ]
+        },
         // FIDO metadata (MDS3; issue 32, item 2): the BLOB last loaded (one row: its serial number, next
         // update and legal header), and its FIDO2 entries by AAGUID — the model's name, its attestation roots
         // (DER, one after another), its latest status and that status's date, its icon (a data URL). A newer
-        // BLOB replaces every entry in one transaction. Version 15: 13 and 14 are other changes' numbers.
+        // BLOB replaces every entry in one transaction. Version 15: 14 is another change's number.
         Migration(
             version: 15,
             summary: "FIDO metadata: the loaded BLOB's serial number and next update, and its authenticator models by AAGUID."

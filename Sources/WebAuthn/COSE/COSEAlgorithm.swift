@@ -3,10 +3,11 @@ public enum COSEAlgorithm: Int, Sendable, CaseIterable, Codable {
     case es256 = -7
     case es384 = -35
     case es512 = -36
-    /// EdDSA; WebAuthn uses it for Ed25519 (and Ed448, which swift-crypto cannot verify).
+    /// EdDSA: Ed25519 (crv 6) or Ed448 (crv 7), as the COSE key's curve says.
     case edDSA = -8
     /// The fully specified Ed25519 identifier (RFC 9864).
     case ed25519 = -19
+    /// The fully specified Ed448 identifier (RFC 9864); verified through OpenSSL's libcrypto (`Ed448PublicKey`).
     case ed448 = -53
     case rs256 = -257
     case rs384 = -258
@@ -35,6 +36,7 @@ public enum COSEAlgorithm: Int, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// Whether this library can verify signatures made with the algorithm.
-    public var isVerifiable: Bool { self != .ed448 }
+    /// Whether this library can verify signatures made with the algorithm: all of them on Linux; Ed448
+    /// needs libcrypto, which builds for Apple platforms do not link.
+    public var isVerifiable: Bool { self != .ed448 || Ed448PublicKey.isAvailable }
 }

@@ -90,8 +90,10 @@ public struct COSEKey: Sendable, Equatable {
                 }
                 signingKey = .ed25519(key)
             case (.edDSA, 7), (.ed448, 7):
-                guard x.count == 57 else { throw invalid("Ed448 key must be 57 bytes") }
-                signingKey = nil // Parsed, but not verifiable with swift-crypto.
+                guard x.count == Ed448PublicKey.keySize else { throw invalid("Ed448 key must be 57 bytes") }
+                // Nil where this build has no libcrypto (not Linux): the key parses, and verifying with it
+                // is `unsupported_algorithm`.
+                signingKey = Ed448PublicKey(rawRepresentation: x).map { .ed448($0) }
             case (.edDSA, _), (.ed25519, _), (.ed448, _):
                 throw invalid("curve \(crv) does not go with \(alg.name)")
             default:

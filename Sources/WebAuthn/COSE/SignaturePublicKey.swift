@@ -10,6 +10,8 @@ enum SignaturePublicKey: Sendable {
     case p384(P384.Signing.PublicKey)
     case p521(P521.Signing.PublicKey)
     case ed25519(Curve25519.Signing.PublicKey)
+    /// Only from a COSE key: X509 cannot read an Ed448 certificate key.
+    case ed448(Ed448PublicKey)
     case rsa(_RSA.Signing.PublicKey)
 
     init?(certificateKey key: Certificate.PublicKey) {
@@ -40,6 +42,7 @@ enum SignaturePublicKey: Sendable {
         case .p521(let key): [3] + Array(key.x963Representation)
         case .ed25519(let key): [4] + Array(key.rawRepresentation)
         case .rsa(let key): [5] + Array(key.pkcs1DERRepresentation)
+        case .ed448(let key): [6] + key.rawRepresentation
         }
     }
 
@@ -48,6 +51,7 @@ enum SignaturePublicKey: Sendable {
         switch (self, algorithm) {
         case (.p256, .es256), (.p384, .es384), (.p521, .es512): true
         case (.ed25519, .edDSA), (.ed25519, .ed25519): true
+        case (.ed448, .edDSA), (.ed448, .ed448): true
         case (.rsa, .rs256), (.rsa, .rs384), (.rsa, .rs512), (.rsa, .ps256), (.rsa, .ps384), (.rsa, .ps512), (.rsa, .rs1):
             true
         default: false
@@ -55,7 +59,8 @@ enum SignaturePublicKey: Sendable {
     }
 
     /// Checks `signature` over `data` with `algorithm`. ECDSA signatures are DER-encoded (WebAuthn §6.5.5);
-    /// EdDSA signatures are the raw 64 bytes; RSA signatures are the raw modulus-sized integer.
+    /// EdDSA signatures are the raw 64 (Ed25519) or 114 (Ed448) bytes; RSA signatures are the raw
+    /// modulus-sized integer.
     func isValidSignature(_ signature: [UInt8], for data: [UInt8], algorithm: COSEAlgorithm) -> Bool {
         guard fits(algorithm) else { return false }
         switch self {
@@ -69,6 +74,8 @@ enum SignaturePublicKey: Sendable {
             guard let sig = try? P521.Signing.ECDSASignature(derRepresentation: signature) else { return false }
             return key.isValidSignature(sig, for: data)
         case .ed25519(let key):
+            return key.isValidSignature(signature, for: data)
+        case .ed448(let key):
             return key.isValidSignature(signature, for: data)
         case .rsa(let key):
             let sig = _RSA.Signing.RSASignature(rawRepresentation: signature)

@@ -1,0 +1,271 @@
+// Letting a new device in from a signed-in one (issue 30, item 3), with no operator and no email.
+//
+// On the new device, "Sign in on a new device" (the welcome view): POST api/device-requests gives a short
+// code to show and a secret this module keeps in memory; it polls with the secret until the request is
+// approved, denied or expired. Approved, the poll gives a restricted session (a bearer token, in memory
+// only, never stored or sent as a cookie) that can do one thing: add this device's own passkey. Then the
+// person signs in with that passkey, as anyone does.
+//
+// On the signed-in device, "Approve a new device" (the account view): the code finds the request, which
+// shows the browser, address and time that asked; approving it takes a fresh passkey assertion with user
+// verification (POST api/account/confirm/options, then …/approve); denying it ends it.
+
+import { api, ApiError } from "./api.js";
+import { $, say, warn, whileBusy } from "./ui.js";
+import { creationOptions, credentialJSON, requestOptions } from "./webauthn.js";
+
+let hooks = { explain: (e) => String(e), signIn: async () => {}, changed: () => {}, showing: () => {} };
+const time = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
+const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+
+// ---- the new device ----
+
+// The request while it is shown: { id, secret, code, expiresAt: Date, pollInterval }; the restricted
+// session once approved: { token, expiresAt: Date, account }. `generation` drops a poll's answer that
+// comes after the person moved on (cancelled, asked again, left the view).
+let request = null;
+let session = null;
+let generation = 0;
+let pollTimer = null;
+
+const steps = ["start", "code", "add", "done", "ended"];
+const headings = { start: "new-device-title", code: "new-device-code-title", add: "new-device-add-title",
+  done: "new-device-done-title", ended: "new-device-ended-title" };
+
+function showStep(step, { focus = true } = {}) {
+  for (const name of steps) $(`new-device-${name}-step`).hidden = name !== step;
+  $("new-device").dataset.step = step;
+  if (focus) $(headings[step]).focus();
+}
+
+function stopPolling() {
+  generation += 1;
+  if (pollTimer !== null) clearTimeout(pollTimer);
+  pollTimer = null;
+}
+
+function setTime(element, date) {
+  element.dateTime = date.toISOString();
+  element.textContent = time.format(date);
+}
+
+// Shows the view, at its first step (the welcome view is hidden by the page first: `hooks.showing`).
+export function showNewDevice() {
+  hooks.showing();
+  stopPolling();
+  request = null;
+  session = null;
+  $("welcome").hidden = true;
+  $("new-device").hidden = false;
+  $("main").dataset.view = "new-device";
+  showStep("start");
+}
+
+// Leaves the view: the polling stops and whatever it held is forgotten.
+export function hideNewDevice() {
+  stopPolling();
+  request = null;
+  session = null;
+  $("new-device").hidden = true;
+}
+
+async function ask() {
+  const button = $("new-device-ended-step").hidden ? $("new-device-request") : $("new-device-retry");
+  await whileBusy(button, "Asking…", async () => {
+    try {
+      const made = await api("POST", "api/device-requests");
+      stopPolling();
+      request = { ...made, expiresAt: new Date(made.expiresAt), pollInterval: Math.max(1, made.pollInterval ?? 2) };
+      $("new-device-code").textContent = made.code;
+      setTime($("new-device-expires"), request.expiresAt);
+      setState("pending", "Waiting for your approval on the other device…");
+      showStep("code");
+      say(`Your code is ${made.code}. Type it on the device where you are signed in.`);
+      schedulePoll(generation);
+    } catch (e) { warn(hooks.explain(e)); }
+  });
+}
+
+function setState(state, text) {
+  const line = $("new-device-state");
+  line.dataset.state = state;
+  line.textContent = text;
+}
+
+function schedulePoll(current) {
+  pollTimer = setTimeout(() => poll(current), request.pollInterval * 1000);
+}
+
+async function poll(current) {
+  if (current !== generation || !request) return;
+  let answer;
+  try {
+    answer = await api("POST", `api/device-requests/${encodeURIComponent(request.id)}/poll`, { secret: request.secret });
+  } catch (e) {
+    if (current !== generation) return;
+    if (e instanceof ApiError && e.status === 404) { end("expired"); return; }
+    // A network hiccup or a busy server: keep asking while the code lives.
+    if (Date.now() < request.expiresAt.getTime()) schedulePoll(current); else end("expired");
+    return;
+  }
+  if (current !== generation) return;
+  switch (answer.status) {
+    case "pending":
+      if (Date.now() < request.expiresAt.getTime() + 5000) schedulePoll(current); else end("expired");
+      return;
+    case "approved":
+      approved(answer);
+      return;
+    default:
+      end(answer.status);
+  }
+}
+
+function approved(answer) {
+  stopPolling();
+  request = null;
+  session = { token: answer.token, expiresAt: new Date(answer.expiresAt), account: answer.account };
+  setState("approved", "Approved.");
+  $("new-device-name").textContent = session.account.displayName;
+  setTime($("new-device-session-expires"), session.expiresAt);
+  showStep("add");
+  say(`Your other device let this one in. Add a passkey for ${session.account.displayName} on this device.`);
+}
+
+const endings = {
+  denied: ["The request was denied", "It was refused on your signed-in device. If that was a mistake, show a new code and try again."],
+  expired: ["This code has expired", "Codes work for 5 minutes. Show a new code when your signed-in device is at hand."],
+  used: ["This code was used already", "Show a new code to let this device in."],
+  cancelled: ["You cancelled the request", "Show a new code when you are ready."],
+};
+
+function end(status) {
+  stopPolling();
+  request = null;
+  const [title, reason] = endings[status] ?? endings.expired;
+  $("new-device-ended-title").textContent = title;
+  $("new-device-ended-reason").textContent = reason;
+  showStep("ended");
+  if (status === "cancelled") say(title + "."); else warn(`${title}. ${reason}`);
+}
+
+async function addPasskey() {
+  if (!session) return;
+  if (Date.now() >= session.expiresAt.getTime()) {
+    session = null;
+    end("expired");
+    return;
+  }
+  const token = session.token;
+  await whileBusy($("new-device-add-passkey"), "Creating your passkey…", async () => {
+    say("Your device will ask you to save a passkey for Latchkey.");
+    try {
+      const options = await api("POST", "api/registration/options", {}, { token });
+      const credential = await navigator.credentials.create({ publicKey: creationOptions(options.publicKey) });
+      const result = await api("POST", "api/registration/verify", { credential: credentialJSON(credential) }, { token });
+      session = null;
+      showStep("done");
+      say(`Added the passkey ${result.passkey.name} on this device. Sign in with it now.`);
+    } catch (e) {
+      if (e instanceof ApiError && (e.code === "not_authenticated" || e.code === "invalid_recovery_code")) {
+        session = null;
+        end("expired");
+      } else if (e?.name === "InvalidStateError") {
+        warn("This device already holds a passkey for your account: go back and sign in with it.");
+      } else {
+        warn(hooks.explain(e));  // cancelled or refused: the button is still there to try again
+      }
+    }
+  });
+}
+
+// ---- the signed-in device ----
+
+// The request found by its code, while it is shown for approval.
+let found = null;
+
+// Back to an empty code field (a new account view, or the request settled).
+export function resetApproval() {
+  found = null;
+  $("approve-request").hidden = true;
+  $("approve-code").value = "";
+}
+
+async function find(event) {
+  event.preventDefault();
+  const code = $("approve-code").value.trim();
+  if (!code) {
+    warn("Type the code the new device shows.");
+    $("approve-code").focus();
+    return;
+  }
+  await whileBusy($("approve-find"), "Finding…", async () => {
+    try {
+      found = await api("POST", "api/account/device-requests/find", { code });
+      $("approve-device").textContent = found.device ?? "An unknown browser";
+      $("approve-address").textContent = found.clientAddress ?? "Unknown";
+      const asked = new Date(found.createdAt);
+      $("approve-time").dateTime = asked.toISOString();
+      $("approve-time").textContent = dateAndTime.format(asked);
+      $("approve-agent").textContent = found.userAgent ?? "—";
+      $("approve-request").hidden = false;
+      say(`Found a request from ${found.device ?? "an unknown browser"}. Check it is the device you are holding, then approve it.`);
+      $("approve-request-title").focus();
+    } catch (e) {
+      found = null;
+      $("approve-request").hidden = true;
+      warn(hooks.explain(e));
+      $("approve-code").focus();
+    }
+  });
+}
+
+async function approve() {
+  if (!found) return;
+  const id = found.id;
+  await whileBusy($("approve-confirm"), "Waiting for your passkey…", async () => {
+    say("Confirm it is you: choose your passkey when your device asks.");
+    try {
+      const options = await api("POST", "api/account/confirm/options");
+      const credential = await navigator.credentials.get({ publicKey: requestOptions(options.publicKey) });
+      await api("POST", `api/account/device-requests/${encodeURIComponent(id)}/approve`, { credential: credentialJSON(credential) });
+      const device = found?.device ?? "The device";
+      resetApproval();
+      say(`Approved. ${device} can now add its own passkey to your account.`);
+      $("approve-code").focus();
+      hooks.changed();
+    } catch (e) { warn(hooks.explain(e)); }
+  });
+}
+
+async function deny() {
+  if (!found) return;
+  const id = found.id;
+  await whileBusy($("approve-deny"), "Denying…", async () => {
+    try {
+      await api("POST", `api/account/device-requests/${encodeURIComponent(id)}/deny`);
+      resetApproval();
+      say("Denied. That device was not let in.");
+      $("approve-code").focus();
+      hooks.changed();
+    } catch (e) { warn(hooks.explain(e)); }
+  });
+}
+
+// Wires both sides' controls once. `explain(error)` words a failure; `signIn(button)` runs the page's
+// passkey sign-in; `changed()` after the account's history grew; `showing()` before the new-device view
+// replaces the welcome view.
+export function setUpDeviceApproval(options) {
+  hooks = { ...hooks, ...options };
+  for (const id of Object.values(headings)) $(id).tabIndex = -1;
+  $("approve-request-title").tabIndex = -1;
+  $("new-device-start").addEventListener("click", showNewDevice);
+  $("new-device-request").addEventListener("click", ask);
+  $("new-device-retry").addEventListener("click", ask);
+  $("new-device-cancel").addEventListener("click", () => end("cancelled"));
+  $("new-device-add-passkey").addEventListener("click", addPasskey);
+  $("new-device-login").addEventListener("click", () => hooks.signIn($("new-device-login")));
+  $("approve-form").addEventListener("submit", find);
+  $("approve-confirm").addEventListener("click", approve);
+  $("approve-deny").addEventListener("click", deny);
+}
