@@ -166,7 +166,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SoftAuthenticatorTests",
-            dependencies: ["SoftAuthenticator", "WebAuthn", "CBOR", .product(name: "X509", package: "swift-certificates")]
+            dependencies: [
+                "SoftAuthenticator", "WebAuthn", "CBOR", .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "LatchkeyServerTests",

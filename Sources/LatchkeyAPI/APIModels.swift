@@ -21,6 +21,28 @@ package struct RegistrationVerifyRequest: JSONReadable {
     }
 }
 
+/// `POST /api/login/options` (the body is optional): PRF inputs for this login (WebAuthn L3 §10.1.4), in
+/// the JSON form of `AuthenticationExtensionsPRFInputs` — `eval` and `evalByCredential`, salts base64url.
+/// Their sizes are `InputRules.prfInputs`'s to check.
+package struct LoginOptionsRequest: JSONReadable {
+    package var prf: PRFInputsJSON?
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        prf = try reader.optionalObject("prf").map { prf throws(JSONShapeError) in
+            var byCredential: [String: PRFValuesJSON]?
+            if let map = try prf.optionalObject("evalByCredential") {
+                var entries: [String: PRFValuesJSON] = [:]
+                // A repeated member counts once, the last, as the parser's objects are read everywhere else.
+                for (key, value) in map.object.members.reversed() where entries[key] == nil {
+                    entries[key] = try PRFValuesJSON(json: try JSONShapeReader(value, at: map.path + [key]))
+                }
+                byCredential = entries
+            }
+            return PRFInputsJSON(eval: try prf.optionalObject("eval").map(PRFValuesJSON.init(json:)), evalByCredential: byCredential)
+        }
+    }
+}
+
 package struct LoginVerifyRequest: JSONReadable {
     package let credential: AuthenticationResponseJSON
 

@@ -136,6 +136,9 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let groupNameInvalid = ErrorCode("group_name_invalid", .invalidField)
     package static let usernameInvalid = ErrorCode("username_invalid", .invalidField)
     package static let emailInvalid = ErrorCode("email_invalid", .invalidField)
+    // The PRF extension's inputs and outputs (`InputRules+PRF.swift`): a salt or an output of the wrong size,
+    // not base64url, or too many credentials.
+    package static let invalidPRF = ErrorCode("invalid_prf", .invalidField)
     package static let rateLimited = ErrorCode("rate_limited", .rateLimited)
     /// The account was sent as many emails as it may be in an hour (`EmailService.limits`).
     package static let tooManyEmails = ErrorCode("too_many_emails", .rateLimited)
@@ -159,6 +162,6 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         oidcMalformedRequest, oidcInvalidClient, oidcInvalidRedirectURI, oidcGroupNotAllowed,
         unknownClient, unknownApp, clientIdTaken, clientIsPublic, usernameTaken,
         clientIdInvalid, clientNameInvalid, redirectURIRequired, redirectURIInvalid, postLogoutURIInvalid, idTokenAlgInvalid,
-        clientScopeInvalid, openidScopeRequired, groupNameInvalid, usernameInvalid, emailInvalid,
+        clientScopeInvalid, openidScopeRequired, groupNameInvalid, usernameInvalid, emailInvalid, invalidPRF,
     ]
 }

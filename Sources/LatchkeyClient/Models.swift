@@ -24,6 +24,11 @@ public struct Passkey: Codable, Sendable, Equatable {
     public let aaguid: String
     /// The passkey provider the server's table names for the AAGUID; nil for one it does not know.
     public let provider: Provider?
+    /// Whether it is discoverable (signs in without a name typed first), as the client said when it was
+    /// made; nil when it did not say, or from a server older than this field.
+    public let discoverable: Bool?
+    /// Whether it can evaluate a PRF (`login(prf:)` can then get a key from it); nil when unknown.
+    public let prfEnabled: Bool?
 
     /// A passkey provider ("Apple Passwords", "1Password", …) with its icons as SVG `data:` URLs.
     public struct Provider: Codable, Sendable, Equatable {
@@ -36,6 +41,21 @@ public struct Passkey: Codable, Sendable, Equatable {
     public var backupDescription: String { backedUp ? "synced passkey" : "this device only" }
     /// The provider's name, or "unknown provider".
     public var providerName: String { provider?.name ?? "unknown provider" }
+    /// "discoverable", "not discoverable", or nil when unknown.
+    public var discoverabilityDescription: String? { discoverable.map { $0 ? "discoverable" : "not discoverable" } }
+}
+
+/// The two values of the prf extension (WebAuthn L3 §10.1.4): inputs (salts) for a login, or the outputs
+/// the passkey gave for them (32 bytes each). `second` is optional. Outputs are secrets: a key for data
+/// encrypted end to end, say; keep them in memory only as long as they are needed.
+public struct PRFValues: Sendable, Equatable {
+    public var first: [UInt8]
+    public var second: [UInt8]?
+
+    public init(first: [UInt8], second: [UInt8]? = nil) {
+        self.first = first
+        self.second = second
+    }
 }
 
 /// The arguments of the WebAuthn Level 3 signal methods for the signed-in account (`GET

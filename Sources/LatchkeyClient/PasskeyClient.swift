@@ -58,12 +58,40 @@ public struct PasskeyClient: Sendable {
     /// Logs in with a passkey the authenticator holds for this server (discoverable login).
     @discardableResult
     public func login() async throws(ClientError) -> Account {
+        try await login(prf: nil).account
+    }
+
+    /// Logs in and evaluates the passkey's PRF (WebAuthn L3 §10.1.4) with `prf`'s inputs, or with the
+    /// salt the server is configured with (`--prf-salt`) when `prf` is nil; `prfByCredential` gives
+    /// inputs for particular passkeys (by base64url id; the login is then limited to those). Returns the
+    /// outputs the passkey gave, as the server handed them back with the session; nil when it gave none
+    /// (a passkey without PRF, an authenticator that does not do it, or no inputs at all). The server
+    /// never keeps them.
+    public func login(prf: PRFValues?, prfByCredential: [String: PRFValues] = [:]) async throws(ClientError) -> (account: Account, prf: PRFValues?) {
         try await ensureLoggedOut()
-        let options: OptionsEnvelope<PublicKeyCredentialRequestOptionsJSON> = try await call(.POST, "/api/login/options", authenticated: false)
+        let options: OptionsEnvelope<PublicKeyCredentialRequestOptionsJSON>
+        if prf == nil, prfByCredential.isEmpty {
+            options = try await call(.POST, "/api/login/options", authenticated: false)
+        } else {
+            let inputs = PRFInputsJSON(
+                eval: prf.map(Self.json), evalByCredential: prfByCredential.isEmpty ? nil : prfByCredential.mapValues(Self.json))
+            options = try await call(.POST, "/api/login/options", body: ["prf": inputs], authenticated: false)
+        }
         let credential = try await authenticatorCall { try await authenticator.get(options.publicKey, origin: origin) }
         let session: SessionEnvelope = try await call(.POST, "/api/login/verify", body: ["credential": credential], authenticated: false)
         try storeToken(session.token)
-        return session.account
+        guard let results = session.prf else { return (session.account, nil) }
+        func output(_ text: String) throws(ClientError) -> [UInt8] {
+            guard let bytes = Base64URL.decode(text), bytes.count == 32 else {
+                throw ClientError.invalidResponse("POST /api/login/verify returned PRF outputs that are not 32 bytes of base64url")
+            }
+            return bytes
+        }
+        return (session.account, PRFValues(first: try output(results.first), second: try results.second.map { text throws(ClientError) in try output(text) }))
+    }
+
+    private static func json(_ values: PRFValues) -> PRFValuesJSON {
+        PRFValuesJSON(first: Base64URL.encode(values.first), second: values.second.map { Base64URL.encode($0) })
     }
 
     /// Ends this session on the server and forgets the token.
@@ -169,6 +197,7 @@ public struct PasskeyClient: Sendable {
     private struct SessionEnvelope: Decodable {
         let token: String
         let account: Account
+        let prf: PRFValuesJSON?
     }
     private struct PasskeyEnvelope: Decodable { let passkey: Passkey }
     private struct ErrorEnvelope: Decodable {

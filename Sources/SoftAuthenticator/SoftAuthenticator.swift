@@ -93,6 +93,14 @@ public struct SoftAuthenticator: Sendable {
         default: discoverable = selection?.requireResidentKey ?? false
         }
 
+        // prf (L3 §10.1.4): asked for, the credential gets its hmac-secret; evalByCredential has no meaning
+        // for a credential that does not exist yet, and a client refuses it.
+        let prfInputs = options.extensions?.prf
+        if let byCredential = prfInputs?.evalByCredential, !byCredential.isEmpty {
+            throw .invalidOptions("prf evalByCredential is not allowed when creating a passkey")
+        }
+        let prfSecret = prfInputs == nil ? nil : PRFEvaluation.newSecret()
+
         let key = CredentialKey.generate(algorithm)
         let credentialId = (0..<32).map { _ in UInt8.random(in: 0...255) }
         let coseKey = key.coseKey(algorithm: algorithm)
@@ -121,7 +129,11 @@ public struct SoftAuthenticator: Sendable {
             rpId: rpId, userHandle: handleText, userName: options.user.name, userDisplayName: options.user.displayName,
             credentialId: Base64URL.encode(credentialId), algorithm: algorithm.rawValue,
             privateKey: Base64URL.encode(key.rawPrivateKey), signCount: 0, backedUp: backupStyle == .synced,
-            discoverable: discoverable, createdAt: now(), lastUsedAt: nil))
+            discoverable: discoverable, createdAt: now(), lastUsedAt: nil, prfSecret: prfSecret.map { Base64URL.encode($0) }))
+        let prf = try prfSecret.map { secret throws(SoftAuthenticatorError) in
+            ClientExtensionResultsJSON.PRFOutputs(
+                enabled: true, results: try prfInputs?.eval.map { values throws(SoftAuthenticatorError) in try PRFEvaluation.results(secret: secret, for: values) })
+        }
         try store.save(state)
 
         let id = Base64URL.encode(credentialId)
@@ -132,7 +144,7 @@ public struct SoftAuthenticator: Sendable {
                 clientDataJSON: Base64URL.encode(clientData), attestationObject: Base64URL.encode(attestationObject),
                 authenticatorData: Base64URL.encode(authData), transports: ["internal"],
                 publicKey: Base64URL.encode(key.subjectPublicKeyInfo), publicKeyAlgorithm: algorithm.rawValue),
-            authenticatorAttachment: "platform", clientExtensionResults: ClientExtensionResultsJSON(credProps: credProps))
+            authenticatorAttachment: "platform", clientExtensionResults: ClientExtensionResultsJSON(credProps: credProps, prf: prf))
     }
 
     private func attestationStatement(
@@ -194,6 +206,8 @@ public struct SoftAuthenticator: Sendable {
 
         var state = try store.load()
         let allowed = (options.allowCredentials ?? []).compactMap { Base64URL.decode($0.id) }
+        let prfInputs = options.extensions?.prf
+        let byCredential = try Self.prfInputsByCredential(prfInputs, allowed: allowed)
         let candidates = state.passkeys.filter { passkey in
             guard passkey.rpId == rpId else { return false }
             if allowed.isEmpty { return passkey.discoverable }
@@ -218,6 +232,17 @@ public struct SoftAuthenticator: Sendable {
         let signature = try key.sign(authData + SHA256.hash(data: clientData))
         passkey.lastUsedAt = now()
         state.passkeys[index] = passkey
+        // prf: this credential's own salts when evalByCredential names it, else eval's; a credential
+        // without a secret answers an empty prf output, as a client does for an authenticator without it.
+        var prf: ClientExtensionResultsJSON.PRFOutputs?
+        if prfInputs != nil {
+            let values = Base64URL.decode(passkey.credentialId).flatMap { id in byCredential.first { $0.id == id }?.values } ?? prfInputs?.eval
+            if let values, let secret = passkey.prfSecret.flatMap(Base64URL.decode) {
+                prf = ClientExtensionResultsJSON.PRFOutputs(results: try PRFEvaluation.results(secret: secret, for: values))
+            } else {
+                prf = ClientExtensionResultsJSON.PRFOutputs()
+            }
+        }
         try store.save(state)
 
         return AuthenticationResponseJSON(
@@ -225,7 +250,24 @@ public struct SoftAuthenticator: Sendable {
             response: AuthenticatorAssertionResponseJSON(
                 clientDataJSON: Base64URL.encode(clientData), authenticatorData: Base64URL.encode(authData),
                 signature: Base64URL.encode(signature), userHandle: passkey.userHandle),
-            authenticatorAttachment: "platform")
+            authenticatorAttachment: "platform", clientExtensionResults: ClientExtensionResultsJSON(prf: prf))
+    }
+
+    /// evalByCredential as a client checks it (L3 §10.1.4): only beside allowCredentials, and every key a
+    /// base64url credential id among them; the entries by decoded id.
+    private static func prfInputsByCredential(
+        _ inputs: PRFInputsJSON?, allowed: [[UInt8]]
+    ) throws(SoftAuthenticatorError) -> [(id: [UInt8], values: PRFValuesJSON)] {
+        guard let byCredential = inputs?.evalByCredential, !byCredential.isEmpty else { return [] }
+        guard !allowed.isEmpty else { throw .invalidOptions("prf evalByCredential needs allowCredentials") }
+        var entries: [(id: [UInt8], values: PRFValuesJSON)] = []
+        for (key, values) in byCredential {
+            guard let id = Base64URL.decode(key), !id.isEmpty, allowed.contains(id) else {
+                throw .invalidOptions("prf evalByCredential names \"\(key)\", which is not in allowCredentials")
+            }
+            entries.append((id, values))
+        }
+        return entries
     }
 
     // MARK: - Managing stored passkeys

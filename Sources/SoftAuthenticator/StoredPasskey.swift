@@ -21,6 +21,10 @@ public struct StoredPasskey: Codable, Sendable, Equatable {
     public var discoverable: Bool
     public var createdAt: Date
     public var lastUsedAt: Date?
+    /// The prf extension's secret (32 bytes, base64url), as CTAP2's hmac-secret keeps one per credential:
+    /// made when the relying party asked for prf at creation; nil for a passkey made without (or stored
+    /// by an older Latchkey), which then evaluates no PRF.
+    public var prfSecret: String? = nil
 }
 
 /// A self-made attestation authority: a root CA and the one attestation certificate it issued, generated

@@ -4,6 +4,7 @@ import Foundation
 import LatchkeyClient
 import NIOCore
 import SoftAuthenticator
+import WebAuthn
 
 /// What every account command takes: which server, which origin, which local stores, output form.
 struct ClientOptions: ParsableArguments {
@@ -91,13 +92,59 @@ struct RegisterCommand: AsyncParsableCommand {
 }
 
 struct LoginCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "login", abstract: "Log in with a passkey for this server.")
+    static let configuration = CommandConfiguration(
+        commandName: "login", abstract: "Log in with a passkey for this server.",
+        discussion: """
+            With --prf-salt (or --prf, for the salt the server is configured with) the passkey also evaluates its PRF \
+            (WebAuthn's prf extension), and the output is printed as base64url: a secret that only this passkey gives \
+            for this salt, such as the key of data encrypted end to end. The server hands it back and never keeps it.
+            """)
+    @Option(name: .customLong("prf-salt"), help: "A PRF input, 1 to 64 bytes as base64url; a second one asks for a second output. The outputs are printed.")
+    var prfSalts: [String] = []
+    @Flag(name: .customLong("prf"), help: "Print the PRF output for the salt the server is configured with (latchkey serve --prf-salt).")
+    var prf = false
     @OptionGroup var options: ClientOptions
+
+    func validate() throws {
+        guard prfSalts.count <= 2 else { throw ValidationError("--prf-salt may be given twice at most: the first input and the second.") }
+        for salt in prfSalts where Self.bytes(salt) == nil {
+            throw ValidationError("--prf-salt must be 1 to 64 bytes as base64url, not \"\(salt)\".")
+        }
+    }
+
+    private static func bytes(_ salt: String) -> [UInt8]? {
+        guard let bytes = Base64URL.decode(salt), (1...64).contains(bytes.count) else { return nil }
+        return bytes
+    }
+
+    /// `--json` with PRF outputs asked for: the account and the outputs (base64url).
+    private struct WithPRF: Encodable {
+        let account: Account
+        let prf: PRFValuesJSON
+    }
 
     func run() async throws {
         try await options.run {
-            let account = try await options.client().login()
-            if options.json { options.show(account) } else { print("Logged in as \(account.displayName).") }
+            let inputs = prfSalts.first.flatMap(Self.bytes).map { PRFValues(first: $0, second: prfSalts.dropFirst().first.flatMap(Self.bytes)) }
+            let (account, outputs) = try await options.client().login(prf: inputs)
+            // The outputs are secrets: printed only when asked for.
+            guard prf || inputs != nil else {
+                if options.json { options.show(account) } else { print("Logged in as \(account.displayName).") }
+                return
+            }
+            guard let outputs else {
+                if !options.json { print("Logged in as \(account.displayName).") }
+                Output.printError("latchkey: the passkey gave no PRF output (it cannot evaluate one, or the server asked for none: give --prf-salt).")
+                throw ExitCode(1)
+            }
+            let encoded = PRFValuesJSON(first: Base64URL.encode(outputs.first), second: outputs.second.map { Base64URL.encode($0) })
+            if options.json {
+                try Output.printEncodable(WithPRF(account: account, prf: encoded))
+            } else {
+                print("Logged in as \(account.displayName).")
+                print("PRF output: \(encoded.first)")
+                if let second = encoded.second { print("Second PRF output: \(second)") }
+            }
         }
     }
 }
@@ -231,7 +278,10 @@ struct PasskeysCommand: AsyncParsableCommand {
 
     static func show(_ passkey: Passkey) -> String {
         let used = passkey.lastUsedAt.map { ISO8601DateFormatter().string(from: $0) } ?? "never"
-        return "\(passkey.id)  \(passkey.name)  \(passkey.providerName)  \(passkey.backupDescription)  last used \(used)"
+        var facts = [passkey.backupDescription]
+        if let discoverability = passkey.discoverabilityDescription { facts.append(discoverability) }
+        if passkey.prfEnabled == true { facts.append("can unlock encrypted data (PRF)") }
+        return "\(passkey.id)  \(passkey.name)  \(passkey.providerName)  \(facts.joined(separator: ", "))  last used \(used)"
     }
 
     struct List: AsyncParsableCommand {

@@ -358,6 +358,16 @@ extension ServeSetting {
             read: { c in .list(T.allCases.filter { c[keyPath: property].contains($0) }.map(\.rawValue)) })
     }
 
+    /// Some of an enumeration's cases, by raw value, in the order given (an order of preference).
+    static func choices<T: RawRepresentable<String> & CaseIterable & Sendable>(
+        _ name: String, _ property: Property<[T]>, help: String
+    ) -> ServeSetting {
+        ServeSetting(
+            name, .choices(T.allCases.map(\.rawValue)), help: help,
+            apply: { c, value in c[keyPath: property] = value.list.compactMap(T.init(rawValue:)) },
+            read: { c in .list(c[keyPath: property].map(\.rawValue)) })
+    }
+
     static func database(_ name: String, _ property: Property<DatabaseLocation>, help: String) -> ServeSetting {
         ServeSetting(
             name, .database, help: help, apply: { c, value in c[keyPath: property] = try DatabaseLocation(parsing: value.text) },

@@ -22,6 +22,7 @@ enum VerifyResultJSON {
                 "transports": r.transports,
             ]
             if let rk = r.residentKey { object["residentKey"] = rk }
+            if let prf = r.prfEnabled { object["prfEnabled"] = prf }
             return object
         case .authentication(let a):
             var object: [String: Any] = [

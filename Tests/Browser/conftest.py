@@ -54,22 +54,28 @@ def other_browser():
     driver.quit()
 
 
-def virtual_authenticator(driver, user_verified=True, synced=False):
+def virtual_authenticator(driver, user_verified=True, synced=False, prf=False):
     """A fresh platform authenticator (at most 3 discoverable credentials each). Its passkeys are bound to
     it (backup eligibility and state clear, Chromium's default) unless `synced` (both set, as a password
     manager that syncs would). Not `user_verified`: a request that needs verification fails with
-    NotAllowedError, as when the person cancels."""
+    NotAllowedError, as when the person cancels. `prf`: it supports CTAP2's hmac-secret, so its passkeys
+    can evaluate a PRF (WebAuthn's prf extension)."""
     options = VirtualAuthenticatorOptions(
         protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True,
         has_user_verification=True, is_user_consenting=True, is_user_verified=user_verified,
     )
-    if not synced:
+    if not synced and not prf:
         driver.add_virtual_authenticator(options)
         return
-    # Selenium's options have no backup flags; chromedriver takes WebAuthn L3's defaultBackupEligibility
-    # and defaultBackupState in the same command. Kept where Selenium keeps its own, so that
-    # remove_virtual_authenticator() and get_credentials() work on it.
-    settings = {**options.to_dict(), "defaultBackupEligibility": True, "defaultBackupState": True}
+    # Selenium's options have neither backup flags nor PRF; chromedriver takes WebAuthn L3's
+    # defaultBackupEligibility and defaultBackupState in the same command, and PRF as the WebDriver
+    # extension identifier "prf" in `extensions` (CDP's own hasPrf it ignores). Kept where Selenium keeps
+    # its own, so that remove_virtual_authenticator() and get_credentials() work on it.
+    settings = options.to_dict()
+    if synced:
+        settings.update({"defaultBackupEligibility": True, "defaultBackupState": True})
+    if prf:
+        settings["extensions"] = ["prf"]
     driver._authenticator_id = driver.execute(Command.ADD_VIRTUAL_AUTHENTICATOR, settings)["value"]
 
 

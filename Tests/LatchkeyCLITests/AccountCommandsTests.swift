@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import WebAuthn
 
 /// The account commands end to end: the real `latchkey serve` on a free port with a temporary database,
 /// and the CLI run as a user would, in a temporary HOME (so its session file and passkey store are fresh).
@@ -14,10 +15,10 @@ struct AccountCommandsTests {
         let home = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-home-\(UUID().uuidString)")
         var url: String { "http://localhost:\(port)" }
 
-        init(sessionTTL: Int = 3600) async throws {
+        init(sessionTTL: Int = 3600, flags: [String] = []) async throws {
             try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
             process.executableURL = LatchkeyBinary.url
-            process.arguments = ["serve", "--port", "\(port)", "--database", "sqlite:\(home.path)/server.sqlite", "--session-ttl", "\(sessionTTL)"]
+            process.arguments = ["serve", "--port", "\(port)", "--database", "sqlite:\(home.path)/server.sqlite", "--session-ttl", "\(sessionTTL)"] + flags
             process.standardOutput = Pipe()
             process.standardError = Pipe()
             try process.run()
@@ -60,8 +61,9 @@ struct AccountCommandsTests {
         run = try server.cli(["passkeys", "list"])
         let lines = run.stdout.split(separator: "\n")
         #expect(lines.count == 2)
-        #expect(lines.first?.contains("  Ada  Apple Passwords  synced passkey  last used") == true, "\(run.stdout)")
-        #expect(lines.last?.contains("  Spare  unknown provider  synced passkey  last used") == true, "\(run.stdout)")
+        // The software authenticator makes discoverable passkeys with a PRF (the server asks for both).
+        #expect(lines.first?.contains("  Ada  Apple Passwords  synced passkey, discoverable, can unlock encrypted data (PRF)  last used") == true, "\(run.stdout)")
+        #expect(lines.last?.contains("  Spare  unknown provider  synced passkey, discoverable, can unlock encrypted data (PRF)  last used") == true, "\(run.stdout)")
         run = try server.cli(["passkeys", "list", "--json"])
         let list = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
         #expect((list.first?["provider"] as? [String: Any])?["name"] as? String == "Apple Passwords")
@@ -70,6 +72,54 @@ struct AccountCommandsTests {
         run = try server.cli(["register", "Eve", "--aaguid", "not-a-uuid"])
         #expect(run.status != 0)
         #expect(run.stderr.contains("--aaguid must be a UUID"))
+    }
+
+    @Test("login --prf-salt prints the passkey's PRF output: the same for the same salt, another for another; --prf uses the server's salt; nothing unless asked")
+    func prfOutputs() async throws {
+        let serverSalt = "c2VydmVyLXNhbHQtMzItYnl0ZXMtbG9uZy0tLS0tLS0"
+        let server = try await Server(flags: ["--prf-salt", serverSalt])
+        defer { server.stop() }
+        var run = try server.cli(["register", "Ada"])
+        #expect(run.status == 0, "\(run.stderr)")
+        run = try server.cli(["passkeys", "list", "--json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+        #expect(list.first?["prfEnabled"] as? Bool == true && list.first?["discoverable"] as? Bool == true, "\(run.stdout)")
+
+        func login(_ arguments: [String]) throws -> (String, LatchkeyBinary.Run) {
+            #expect(try server.cli(["logout"]).status == 0)
+            let run = try server.cli(["login"] + arguments)
+            #expect(run.status == 0, "\(run.stderr)")
+            let line = run.stdout.split(separator: "\n").first { $0.hasPrefix("PRF output: ") }
+            return (line.map { String($0.dropFirst("PRF output: ".count)) } ?? "", run)
+        }
+        let (first, firstRun) = try login(["--prf-salt", "c2FsdC1vbmU"])
+        #expect(firstRun.stdout.hasPrefix("Logged in as Ada.\n"), "\(firstRun.stdout)")
+        #expect(Base64URL.decode(first)?.count == 32, "\(firstRun.stdout)")
+        #expect(!firstRun.stdout.contains("Second PRF output"))
+        let (again, _) = try login(["--prf-salt", "c2FsdC1vbmU"])
+        #expect(again == first, "a PRF is a function of the passkey and the salt")
+        let (other, twoRun) = try login(["--prf-salt", "c2FsdC10d28", "--prf-salt", "c2FsdC1vbmU"])
+        #expect(other != first && Base64URL.decode(other)?.count == 32)
+        #expect(twoRun.stdout.contains("Second PRF output: \(first)\n"), "the second input gives the first's output: \(twoRun.stdout)")
+        // The server's configured salt, and the same salt sent by the client, evaluate alike.
+        let (configured, _) = try login(["--prf"])
+        let (sent, _) = try login(["--prf-salt", serverSalt])
+        #expect(configured == sent && configured != first && Base64URL.decode(configured)?.count == 32)
+        // Without asking, no output is printed, though the server's salt was evaluated.
+        #expect(try server.cli(["logout"]).status == 0)
+        run = try server.cli(["login"])
+        #expect(run.status == 0 && run.stdout == "Logged in as Ada.\n", "\(run.stdout)")
+        // --json: the account and the outputs.
+        #expect(try server.cli(["logout"]).status == 0)
+        run = try server.cli(["login", "--json", "--prf-salt", "c2FsdC1vbmU"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect((run.json?["prf"] as? [String: Any])?["first"] as? String == first, "\(run.stdout)")
+        #expect((run.json?["account"] as? [String: Any])?["displayName"] as? String == "Ada")
+
+        run = try server.cli(["login", "--prf-salt", "not base64url!"])
+        #expect(run.status == 2 && run.stderr.contains("--prf-salt must be 1 to 64 bytes as base64url"), "\(run.stderr)")
+        run = try server.cli(["login", "--prf-salt", "YQ", "--prf-salt", "Yg", "--prf-salt", "Yw"])
+        #expect(run.status == 2, "\(run.stderr)")
     }
 
     @Test("register → account → update → logout → login → passkeys → delete, with outputs and exit codes")

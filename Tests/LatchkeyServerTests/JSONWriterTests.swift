@@ -32,6 +32,30 @@ struct JSONWriterTests {
             extensions: ExtensionInputsJSON())))
     }
 
+    @Test("login options with hints and the prf extension: eval, evalByCredential (keys in order), both, neither")
+    func prfOptions() throws {
+        let salts = PRFValuesJSON(first: "c2FsdA", second: Self.awkward)
+        for prf in [
+            PRFInputsJSON(eval: PRFValuesJSON(first: "c2FsdA")),
+            PRFInputsJSON(evalByCredential: ["zz": salts, "AA": PRFValuesJSON(first: "x"), "_-": salts, Self.awkward: salts]),
+            PRFInputsJSON(eval: salts, evalByCredential: [:]),
+            PRFInputsJSON(),
+        ] {
+            try expectSame(OptionsResponse(publicKey: PublicKeyCredentialRequestOptionsJSON(
+                challenge: "q83vEjRWeJA", timeout: 300_000, rpId: "example.com", allowCredentials: [], userVerification: "required",
+                hints: ["client-device", "hybrid"], extensions: ExtensionInputsJSON(prf: prf))))
+            try expectSame(OptionsResponse(publicKey: PublicKeyCredentialRequestOptionsJSON(
+                challenge: "AA", extensions: ExtensionInputsJSON(credProps: false, prf: prf))))
+        }
+    }
+
+    @Test("a session with the PRF outputs a login handed back, one or two")
+    func sessionWithPRF() throws {
+        let account = AccountRecord(id: "1f0e", userHandle: [1], displayName: "Ada", credo: "", createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date())
+        try expectSame(SessionResponse(token: "t", account: AccountJSON(account), prf: PRFValuesJSON(first: "Zmlyc3Q")))
+        try expectSame(SessionResponse(token: "t", account: AccountJSON(account), prf: PRFValuesJSON(first: "Zmlyc3Q", second: Self.awkward)))
+    }
+
     @Test("session and account, for dates on whole and fractional seconds, before and after 1970")
     func session() throws {
         for seconds in [0, 1_763_712_000, 1_763_712_000.999, 1_763_712_059.5, 4_102_444_799.9, -86_400.25, 951_782_400] as [TimeInterval] {

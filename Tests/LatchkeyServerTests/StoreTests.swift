@@ -106,6 +106,32 @@ struct StoreTests {
             uvInitialized: true, name: "Phone", createdAt: Date(timeIntervalSince1970: 1_700_000_001), lastUsedAt: nil)
     }
 
+    @Test("what the client said about a passkey — discoverable (credProps) and PRF (prf) — round-trips as yes, no and unknown", arguments: Backends.all)
+    func clientReportedProperties(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            let account = Self.account()
+            var said = Self.credential([4, 4, 1], account: account.id)
+            said.discoverable = true
+            said.prfEnabled = true
+            var denied = Self.credential([4, 4, 2], account: account.id)
+            denied.discoverable = false
+            denied.prfEnabled = false
+            let unknown = Self.credential([4, 4, 3], account: account.id)
+            try await store.ceremonies.createAccount(account, credential: said)
+            try await store.ceremonies.addCredential(denied)
+            try await store.ceremonies.addCredential(unknown)
+            for expected in [said, denied, unknown] {
+                let stored = try #require(try await store.credential(id: expected.id))
+                #expect(stored == expected)
+                #expect(stored.discoverable == expected.discoverable && stored.prfEnabled == expected.prfEnabled)
+            }
+            #expect(try await store.credentials(accountId: account.id).map(\.prfEnabled) == [true, false, nil])
+            // The login's one-query look-up reads them too.
+            let (looked, _) = try #require(try await store.connections.withConnection { try await CeremonySteps.credentialWithAccount(id: [4, 4, 2], on: $0) })
+            #expect(looked.discoverable == false && looked.prfEnabled == false)
+        }
+    }
+
     @Test("accounts and credentials round-trip every field", arguments: Backends.all)
     func roundTrip(backend: String) async throws {
         try await Backends.with(backend) { store in

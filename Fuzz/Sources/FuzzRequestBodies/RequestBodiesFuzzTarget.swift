@@ -1,5 +1,6 @@
 import Foundation
 import FuzzSupport
+import WebAuthn
 // `@testable`: LatchkeyAPI's declarations are `package`, which another package sees only this way (the
 // main package builds it with -enable-testing under LATCHKEY_FUZZ_INSTRUMENT=1).
 @testable import LatchkeyAPI
@@ -16,7 +17,7 @@ enum RequestBodiesFuzzTarget {
     static func run(_ bytes: [UInt8]) {
         guard let selector = bytes.first else { return }
         let body = Data(bytes.dropFirst())
-        switch selector % 5 {
+        switch selector % 6 {
         case 0:
             guard let request = decode(RegistrationOptionsRequest.self, body) else { return }
             if let name = request.displayName { checkRule { try InputRules.displayName(name) } }
@@ -25,7 +26,8 @@ enum RequestBodiesFuzzTarget {
             guard let request = decode(RegistrationVerifyRequest.self, body) else { return }
             _ = InputRules.transports(request.credential.response.transports ?? [])
         case 2:
-            _ = decode(LoginVerifyRequest.self, body)
+            guard let request = decode(LoginVerifyRequest.self, body), let results = request.credential.clientExtensionResults.prf?.results else { return }
+            checkPRF { try InputRules.prfResults(results) }
         case 3:
             // The account's PATCH bodies: the person's, and the operator's profile (OpenID Connect) and
             // client bodies, read from the same bytes.
@@ -42,9 +44,38 @@ enum RequestBodiesFuzzTarget {
             if let client = decode(OIDCClientRequest.self, body) {
                 for group in client.allowedGroups ?? [] { checkRule { try InputRules.groupName(group, field: "allowedGroups") } }
             }
-        default:
+        case 4:
             guard let request = decode(RenamePasskeyRequest.self, body) else { return }
             checkRule { try InputRules.passkeyName(request.name) }
+        default:
+            guard let request = decode(LoginOptionsRequest.self, body), let prf = request.prf else { return }
+            checkPRF { try InputRules.prfInputs(prf) }
+        }
+    }
+
+    /// The PRF rules: a value is refused only with a 422, and an accepted one is canonical base64url of
+    /// the allowed sizes, for at most `InputRules.prfCredentials` credentials.
+    private static func checkPRF<T>(_ rule: () throws -> T) {
+        do {
+            let accepted = try rule()
+            let values: [PRFValuesJSON]
+            switch accepted {
+            case let inputs as PRFInputsJSON:
+                fuzzCheck((inputs.evalByCredential?.count ?? 0) <= InputRules.prfCredentials, "more credentials than allowed")
+                values = [inputs.eval].compactMap { $0 } + (inputs.evalByCredential.map { Array($0.values) } ?? [])
+            case let outputs as PRFValuesJSON:
+                values = [outputs]
+            default:
+                values = []
+            }
+            for text in values.flatMap({ [$0.first] + [$0.second].compactMap { $0 } }) {
+                let bytes = Base64URL.decode(text)
+                fuzzCheck(bytes.map { Base64URL.encode($0) == text && (1...64).contains($0.count) } == true, "an accepted PRF value is not canonical")
+            }
+        } catch let error as APIError {
+            fuzzCheck(error.kind == .invalidField, "a PRF value refused with \(error.kind), not 422")
+        } catch {
+            fuzzCheck(false, "a PRF value refused with \(type(of: error)), which the server answers with 500")
         }
     }
 

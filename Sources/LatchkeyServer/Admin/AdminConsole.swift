@@ -281,11 +281,12 @@ package struct AdminConsole: Sendable {
             Groups       \(detail.groups.isEmpty ? "-" : detail.groups.joined(separator: " "))
 
             """
-        var passkeys = Table(["PASSKEY ID", "NAME", "PROVIDER", "CREATED", "LAST USED", "SYNCED"])
+        // DISCOVERABLE and PRF are what the client said at registration ("?" where it did not say).
+        var passkeys = Table(["PASSKEY ID", "NAME", "PROVIDER", "CREATED", "LAST USED", "SYNCED", "DISCOVERABLE", "PRF"])
         for passkey in detail.passkeys {
             passkeys.add([
                 passkey.id, passkey.name, passkey.provider?.name ?? passkey.aaguid, Self.text(passkey.createdAt), Self.text(passkey.lastUsedAt),
-                passkey.backedUp ? "yes" : "no",
+                passkey.backedUp ? "yes" : "no", Self.text(passkey.discoverable), Self.text(passkey.prfEnabled),
             ])
         }
         var sessions = Table(["SESSION", "CREATED", "EXPIRES", "PASSKEY", "UV"])
@@ -294,6 +295,11 @@ package struct AdminConsole: Sendable {
         }
         text += "\nPasskeys (\(detail.passkeys.count))\n" + passkeys.text + "\n\nSessions (\(detail.sessions.count))\n" + sessions.text
         return text
+    }
+
+    /// yes, no, or "?" for what was never said.
+    static func text(_ flag: Bool?) -> String {
+        flag.map { $0 ? "yes" : "no" } ?? "?"
     }
 
     static func text(_ date: Date?) -> String {

@@ -102,7 +102,7 @@ public enum BulkAccounts {
             WITH RECURSIVE n(i) AS (SELECT $1 UNION ALL SELECT i + 1 FROM n WHERE i < $2)
             INSERT INTO credentials (\(SQL.credentialColumns))
             SELECT randomblob(16), printf('%08x-0000-4000-8000-%012x', i, i), X'\(placeholderKey)', -7, 0, 'internal', zeroblob(16),
-                   'none', 1, 1, 1, 'bulk', $3, NULL, 0, NULL, NULL FROM n
+                   'none', 1, 1, 1, 'bulk', $3, NULL, 0, NULL, NULL, 1, NULL FROM n
             """),
     ]
 
@@ -117,7 +117,7 @@ public enum BulkAccounts {
             INSERT INTO credentials (\(SQL.credentialColumns))
             SELECT uuid_send(gen_random_uuid()), lpad(to_hex(i), 8, '0') || '-0000-4000-8000-' || lpad(to_hex(i), 12, '0'),
                    '\\x\(placeholderKey)'::bytea, -7, 0, 'internal', '\\x00000000000000000000000000000000'::bytea,
-                   'none', 1, 1, 1, 'bulk', $3, NULL, 0, NULL, NULL
+                   'none', 1, 1, 1, 'bulk', $3, NULL, 0, NULL, NULL, 1, NULL
             FROM generate_series($1::bigint, $2::bigint) AS i
             """),
     ]

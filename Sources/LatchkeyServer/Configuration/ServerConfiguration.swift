@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyAPI
 import NIOCore
 import WebAuthn
 
@@ -160,6 +161,15 @@ public struct ServerConfiguration: Sendable {
     public var mdsBlob: String?
     /// A PEM file of the root(s) the BLOB's chain must lead to; nil: the FIDO Alliance's, built in.
     public var mdsRoot: String?
+    /// Hints (WebAuthn L3 §5.8.7) sent with the registration options, most preferred first: what the
+    /// operator expects people to register with (`security-key` for a fleet of keys). Empty: none sent.
+    public var registrationHints: [PublicKeyCredentialHint] = []
+    /// The same for the login options.
+    public var loginHints: [PublicKeyCredentialHint] = []
+    /// The relying party's PRF input (`--prf-salt`, base64url; L3 §10.1.4): when set, every login's
+    /// options ask the passkey to evaluate its PRF with it, and the outputs are handed back to the client
+    /// with the session, never kept. Nil: only a client that sends its own salts gets outputs.
+    public var prfSalt: String?
 
     /// A passkey added through a recovery grant ends every other session of the account
     /// (`--recovery-ends-sessions`, on): whoever lost the device may not be the only one holding it.
@@ -288,6 +298,14 @@ public struct ServerConfiguration: Sendable {
         }
         if mdsRoot != nil, mdsBlob == nil {
             throw Invalid(description: "--mds-root names the root of a metadata BLOB; give the BLOB too (--mds-blob FILE)")
+        }
+        for (setting, hints) in [("--registration-hints", registrationHints), ("--login-hints", loginHints)] where Set(hints).count != hints.count {
+            throw Invalid(description: "\(setting) names a hint twice: \(hints.map(\.rawValue).joined(separator: ","))")
+        }
+        if let prfSalt {
+            guard let bytes = Base64URL.decode(prfSalt), InputRules.prfInputBytes.contains(bytes.count) else {
+                throw Invalid(description: "--prf-salt must be 1 to 64 bytes as base64url (32 random bytes: openssl rand 32 | basenc --base64url), not \"\(prfSalt)\"")
+            }
         }
         if let smtpURL { _ = try SMTPServer(parsing: smtpURL) }
         if let smtpFrom, MailMessage.Mailbox.parse(smtpFrom) == nil {

@@ -119,12 +119,16 @@ enum RecoveryRisk: String, Encodable, Sendable, Equatable {
 struct SessionResponse: APIResponseBody {
     let token: String
     let account: AccountJSON
+    /// The PRF outputs the client's authenticator gave at this login (`clientExtensionResults.prf.results`),
+    /// handed back with the session and nowhere else: never stored, never logged. Absent when it gave none.
+    var prf: PRFValuesJSON? = nil
 }
 
 extension SessionResponse: JSONWritable {
     func write(to json: inout JSONWriter) {
         json.object { json in
             json.member("account", account)
+            if let prf { json.member("prf", prf) }
             json.member("token", token)
         }
     }

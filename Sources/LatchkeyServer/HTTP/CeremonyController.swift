@@ -75,19 +75,28 @@ struct CeremonyController: Sendable {
         }
     }
 
+    /// The body is optional: without one (the usual case) nothing is read beyond its absence. With one, its
+    /// `prf` inputs replace the configured salt for this login.
     func loginOptions(_ request: Request) async throws -> OptionsResponse<PublicKeyCredentialRequestOptionsJSON> {
-        OptionsResponse(publicKey: try await ceremonies.loginOptions())
+        let prf = try await RequestBody.read(request).flatMap { try RequestBody.decode(LoginOptionsRequest.self, from: $0).prf }
+        return OptionsResponse(publicKey: try await ceremonies.loginOptions(prf: try prf.map { inputs throws(APIError) in try InputRules.prfInputs(inputs) }))
     }
 
+    /// A verified login's session; the PRF outputs the client reported come back with it (checked for their
+    /// size first), and go nowhere else.
     func loginVerify(_ request: Request, origin: AuditOrigin) async throws -> APIReply<SessionResponse> {
         let body = try await RequestBody.decode(LoginVerifyRequest.self, from: request)
+        let prf = try body.credential.clientExtensionResults.prf?.results.map { results throws(APIError) in try InputRules.prfResults(results) }
         let (token, account) = try await ceremonies.verifyLogin(body.credential, origin: origin)
-        return session(.ok, token: token, account: account)
+        return session(.ok, token: token, account: account, prf: prf)
     }
 
     /// The session's answer, with its cookie for the page.
-    private func session(_ status: HTTPResponse.Status, token: SessionToken, account: AccountRecord) -> APIReply<SessionResponse> {
+    private func session(
+        _ status: HTTPResponse.Status, token: SessionToken, account: AccountRecord, prf: PRFValuesJSON? = nil
+    ) -> APIReply<SessionResponse> {
         let cookie = SessionCookie.set(token, maxAge: Int(configuration.sessionTTL), secure: configuration.secureCookies)
-        return APIReply(status: status, headers: [.setCookie: cookie], body: SessionResponse(token: token.value, account: AccountJSON(account)))
+        return APIReply(
+            status: status, headers: [.setCookie: cookie], body: SessionResponse(token: token.value, account: AccountJSON(account), prf: prf))
     }
 }

@@ -176,6 +176,33 @@ extension ExtensionInputsJSON: JSONWritable {
     func write(to json: inout JSONWriter) {
         json.object { json in
             if let credProps { json.member("credProps", credProps) }
+            if let prf { json.member("prf", prf) }
+        }
+    }
+}
+
+extension PRFInputsJSON: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            if let eval { json.member("eval", eval) }
+            if let evalByCredential {
+                json.member("evalByCredential") { json in
+                    json.object { json in
+                        for key in evalByCredential.keys.sorted() {
+                            if let values = evalByCredential[key] { json.member(key, values) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension PRFValuesJSON: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("first", first)
+            if let second { json.member("second", second) }
         }
     }
 }

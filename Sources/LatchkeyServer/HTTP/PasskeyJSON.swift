@@ -27,6 +27,12 @@ struct PasskeyJSON: APIResponseBody {
     let createdOrigin: String?
     /// The package of the configured Android app whose origin that is; null for a web origin.
     let androidApp: String?
+    /// Discoverable (credProps' `rk` at registration): it can sign in without a name being typed first.
+    /// Null when the client did not say.
+    let discoverable: Bool?
+    /// Can evaluate a PRF (prf's `enabled` at registration): apps can get a key from it to unlock data
+    /// encrypted end to end. Null when the client did not say.
+    let prfEnabled: Bool?
 
     init(_ credential: CredentialRecord, providers: PasskeyProviders, androidApps: [AndroidApp] = []) {
         id = Base64URL.encode(credential.id)
@@ -42,10 +48,12 @@ struct PasskeyJSON: APIResponseBody {
         provider = providers.provider(aaguid: credential.aaguid).map(ProviderJSON.init)
         createdOrigin = credential.createdOrigin
         androidApp = credential.createdOrigin.flatMap { origin in androidApps.first { $0.origin == origin }?.packageName }
+        discoverable = credential.discoverable
+        prfEnabled = credential.prfEnabled
     }
 
-    // lastUsedAt, backupStateChangedAt, provider, createdOrigin and androidApp are always present, null
-    // when there is none.
+    // lastUsedAt, backupStateChangedAt, provider, createdOrigin, androidApp, discoverable and prfEnabled
+    // are always present, null when there is none.
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
@@ -61,11 +69,13 @@ struct PasskeyJSON: APIResponseBody {
         try c.encode(provider, forKey: .provider)
         try c.encode(createdOrigin, forKey: .createdOrigin)
         try c.encode(androidApp, forKey: .androidApp)
+        try c.encode(discoverable, forKey: .discoverable)
+        try c.encode(prfEnabled, forKey: .prfEnabled)
     }
 
     enum CodingKeys: String, CodingKey {
         case id, name, createdAt, lastUsedAt, backedUp, backupEligible, backupStateChangedAt, attestationFormat, attestationVerified, aaguid
-        case provider, createdOrigin, androidApp
+        case provider, createdOrigin, androidApp, discoverable, prfEnabled
     }
 }
 

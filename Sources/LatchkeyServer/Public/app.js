@@ -279,8 +279,12 @@ async function register(event) {
 async function finishLogin(credential, { quiet = false, recovered = false } = {}) {
   try {
     const result = await api("POST", "api/login/verify", { credential: credentialJSON(credential) });
+    // The passkey evaluated its PRF (the server's --prf-salt): the outputs came back with the session. This
+    // page has no encrypted data to open with them, so it only says so, and keeps nothing of them.
+    const unlocked = result.prf !== undefined;
     showAccount(result.account);
     say(`Signed in as ${result.account.displayName}.`
+      + (unlocked ? " This passkey can unlock encrypted data." : "")
       + (recovered ? " Remove the passkeys you lost from the list, so that they stop working here." : ""));
   } catch (e) {
     const unknown = e instanceof ApiError && e.code === "unknown_credential";

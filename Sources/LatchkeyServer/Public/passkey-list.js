@@ -1,4 +1,5 @@
-// The account's passkeys as a list: what each one is (name, synced or bound to one device, attestation),
+// The account's passkeys as a list: what each one is (name, synced or bound to one device, discoverable,
+// whether it can unlock encrypted data, attestation),
 // when it was made and last used, and Rename / Remove in place. Every string from the server goes in as
 // text, never as HTML.
 
@@ -68,6 +69,12 @@ function badges(passkey) {
   if (passkey.androidApp) list.append(element("li", "badge badge-origin", `Android app ${passkey.androidApp}`));
   // Backup state (the BS flag, refreshed at every login): a synced passkey survives losing the device.
   list.append(element("li", "badge badge-backup", passkey.backedUp ? "Synced passkey" : "This device only"));
+  // What the browser said when the passkey was made (credProps, prf); nothing where it did not say.
+  if (passkey.discoverable !== null && passkey.discoverable !== undefined) {
+    list.append(element("li", "badge badge-discoverable", passkey.discoverable ? "Discoverable" : "Not discoverable"));
+  }
+  // Its PRF gives an app a key of its own to unlock data encrypted end to end (WebAuthn's prf extension).
+  if (passkey.prfEnabled === true) list.append(element("li", "badge badge-prf", "Can unlock encrypted data"));
   // A format whose chain no configured anchor vouched for says only what the authenticator claims.
   if (passkey.attestationFormat !== "none") {
     list.append(element("li", "badge", `${passkey.attestationFormat} attestation ${passkey.attestationVerified ? "(verified)" : "(not verified)"}`));

@@ -26,18 +26,51 @@ export function creationOptions(json) {
   };
 }
 
+// The prf extension's salts (WebAuthn L3 §10.1.4) as buffers, for browsers without the JSON helpers.
+function prfValues(values) {
+  const decoded = { first: b64url.decode(values.first) };
+  if (values.second) decoded.second = b64url.decode(values.second);
+  return decoded;
+}
+
+function prfInputs(prf) {
+  const inputs = {};
+  if (prf.eval) inputs.eval = prfValues(prf.eval);
+  if (prf.evalByCredential) {
+    inputs.evalByCredential = Object.fromEntries(Object.entries(prf.evalByCredential).map(([id, values]) => [id, prfValues(values)]));
+  }
+  return inputs;
+}
+
 export function requestOptions(json) {
   if (PublicKeyCredential.parseRequestOptionsFromJSON) return PublicKeyCredential.parseRequestOptionsFromJSON(json);
-  return {
+  const options = {
     ...json,
     challenge: b64url.decode(json.challenge),
     allowCredentials: (json.allowCredentials || []).map((c) => ({ ...c, id: b64url.decode(c.id) })),
   };
+  if (json.extensions?.prf) options.extensions = { ...json.extensions, prf: prfInputs(json.extensions.prf) };
+  return options;
+}
+
+// The extension outputs with the prf extension's results (buffers) as base64url, as toJSON() gives them.
+function extensionResultsJSON(results) {
+  const values = results?.prf?.results;
+  if (!values || typeof values.first === "string") return results;
+  const encoded = { first: b64url.encode(values.first) };
+  if (values.second) encoded.second = b64url.encode(values.second);
+  return { ...results, prf: { ...results.prf, results: encoded } };
 }
 
 export function credentialJSON(credential) {
   if (typeof credential.toJSON === "function") {
-    try { return credential.toJSON(); } catch { /* fall through to the manual form */ }
+    try {
+      const json = credential.toJSON();
+      // A browser whose toJSON() predates prf leaves its buffers unencoded: encode them from the source.
+      const results = json.clientExtensionResults?.prf?.results;
+      if (results && typeof results.first !== "string") json.clientExtensionResults = extensionResultsJSON(credential.getClientExtensionResults());
+      return json;
+    } catch { /* fall through to the manual form */ }
   }
   const r = credential.response;
   const response = { clientDataJSON: b64url.encode(r.clientDataJSON) };
@@ -52,7 +85,7 @@ export function credentialJSON(credential) {
   return {
     id: credential.id, rawId: b64url.encode(credential.rawId), type: credential.type,
     authenticatorAttachment: credential.authenticatorAttachment ?? undefined,
-    clientExtensionResults: credential.getClientExtensionResults(), response,
+    clientExtensionResults: extensionResultsJSON(credential.getClientExtensionResults()), response,
   };
 }
 

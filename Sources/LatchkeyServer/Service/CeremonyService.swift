@@ -20,6 +20,11 @@ struct CeremonyService: Sendable {
     private let relyingParty: RelyingParty
     /// Which authenticators may register (the operator's settings).
     let policy: AuthenticatorPolicy
+    /// The configured hints as the options carry them (nil: none configured, no member sent).
+    private let registrationHints: [String]?
+    private let loginHints: [String]?
+    /// The login options' prf extension with the configured salt (`--prf-salt`); nil without one.
+    private let configuredPRF: PRFInputsJSON?
 
     init(
         store: Store, sealer: ChallengeSealer, configuration: ServerConfiguration, sessions: SessionService, metrics: CeremonyMetrics,
@@ -33,6 +38,10 @@ struct CeremonyService: Sendable {
         self.metrics = metrics
         self.now = now
         self.relyingParty = configuration.relyingParty
+        registrationHints = configuration.registrationHints.isEmpty ? nil : configuration.registrationHints.map(\.rawValue)
+        loginHints = configuration.loginHints.isEmpty ? nil : configuration.loginHints.map(\.rawValue)
+        // Checked by `validate()`; sent in canonical base64url.
+        configuredPRF = configuration.prfSalt.flatMap(Base64URL.decode).map { PRFInputsJSON(eval: PRFValuesJSON(first: Base64URL.encode($0))) }
     }
 
     /// Latchkey's algorithm preference (issue 5): ES256, EdDSA, ES384, RS256, PS256.
@@ -82,7 +91,9 @@ struct CeremonyService: Sendable {
             timeout: Int(configuration.ceremonyTTL * 1000), excludeCredentials: exclude,
             authenticatorSelection: AuthenticatorSelectionJSON(
                 residentKey: "required", requireResidentKey: true, userVerification: configuration.userVerification.rawValue),
-            attestation: configuration.attestation.rawValue, extensions: ExtensionInputsJSON(credProps: true))
+            hints: registrationHints, attestation: configuration.attestation.rawValue,
+            // credProps: whether the passkey is discoverable; prf: whether it can evaluate a PRF later.
+            extensions: ExtensionInputsJSON(credProps: true, prf: PRFInputsJSON()))
     }
 
     enum RegistrationOutcome: Sendable {
@@ -145,7 +156,8 @@ struct CeremonyService: Sendable {
             aaguid: result.aaguid, attestationFormat: result.attestationFormat, backupEligible: result.backupEligible,
             backupState: result.backupState, uvInitialized: result.userVerified,
             name: String((ceremony.displayName ?? "Passkey").prefix(64)), createdAt: created, lastUsedAt: nil,
-            attestationVerified: result.trustPathVerified, createdOrigin: clientOrigin)
+            attestationVerified: result.trustPathVerified, createdOrigin: clientOrigin,
+            discoverable: result.residentKey, prfEnabled: result.prfEnabled)
         let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
         let person = origin.acting(as: recovery == nil ? "person" : recovery?.viaDeviceRequest == true ? "new-device" : "recovery")
         let added = person.event(.passkeyAdded, at: created, account: record.accountId, credential: record.id, detail: [
@@ -198,15 +210,23 @@ struct CeremonyService: Sendable {
 
     // MARK: Login
 
-    func loginOptions() async throws -> PublicKeyCredentialRequestOptionsJSON {
+    /// Options for a discoverable login. `prf`: the client's own PRF inputs (checked by
+    /// `InputRules.prfInputs`), which take the place of the configured salt; nothing of either is kept —
+    /// the outputs come back from the client's authenticator, and the server only passes them on.
+    func loginOptions(prf requested: PRFInputsJSON? = nil) async throws -> PublicKeyCredentialRequestOptionsJSON {
         // No database work at all: the challenge carries its kind and expiry, sealed.
         let challenge = sealer.seal(PendingCeremony(
             kind: .login, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now() + configuration.ceremonyTTL))
         metrics.started(.login)
-        // Discoverable login: an empty allowCredentials tells no caller which credential ids exist.
+        let prf = requested ?? configuredPRF
+        // Discoverable login: an empty allowCredentials tells no caller which credential ids exist. A
+        // client's evalByCredential is the exception: a browser takes it only beside allowCredentials naming
+        // those credentials (L3 §10.1.4), and the ids are the client's own, so listing them tells it nothing.
+        let allowed = prf?.evalByCredential.map { $0.keys.sorted().map { CredentialDescriptorJSON(id: $0) } } ?? []
         return PublicKeyCredentialRequestOptionsJSON(
             challenge: Base64URL.encode(challenge), timeout: Int(configuration.ceremonyTTL * 1000), rpId: configuration.rpId,
-            allowCredentials: [], userVerification: configuration.userVerification.rawValue)
+            allowCredentials: allowed, userVerification: configuration.userVerification.rawValue, hints: loginHints,
+            extensions: prf.map { ExtensionInputsJSON(prf: $0) })
     }
 
     // MARK: Confirming with a passkey

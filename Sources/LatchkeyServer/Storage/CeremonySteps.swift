@@ -46,7 +46,8 @@ enum CeremonySteps {
             .integer(Int64(c.signCount)), .text(c.transports.joined(separator: ",")), .blob(c.aaguid), .text(c.attestationFormat),
             .integer(c.backupEligible), .integer(c.backupState), .integer(c.uvInitialized), .text(c.name),
             .milliseconds(c.createdAt), .integer(c.lastUsedAt.map(Timestamp.milliseconds)), .integer(c.attestationVerified),
-            .integer(c.backupStateChangedAt.map(Timestamp.milliseconds)), .text(c.createdOrigin)))
+            .integer(c.backupStateChangedAt.map(Timestamp.milliseconds)), .text(c.createdOrigin),
+            .integer(c.discoverable.map { $0 ? 1 : 0 }), .integer(c.prfEnabled.map { $0 ? 1 : 0 })))
         if inserted == nil { throw Store.Failure.duplicate }
     }
 

@@ -431,6 +431,18 @@ enum Migrations {
                 "CREATE INDEX accounts_by_email ON accounts (lower(email))",
             ]
         },
+        // What the client said about a new passkey (issue 32): whether it is discoverable (credProps' `rk`)
+        // and whether it can evaluate a PRF (prf's `enabled`), each null when the client did not say — every
+        // passkey made before.
+        Migration(
+            version: 14,
+            summary: "Passkeys record whether they are discoverable (credProps) and can evaluate a PRF (prf), when the client said."
+        ) { _ in
+            [
+                "ALTER TABLE credentials ADD COLUMN discoverable INTEGER",
+                "ALTER TABLE credentials ADD COLUMN prf_enabled INTEGER",
+            ]
+        },
         // FIDO metadata (MDS3; issue 32, item 2): the BLOB last loaded (one row: its serial number, next
         // update and legal header), and its FIDO2 entries by AAGUID — the model's name, its attestation roots
         // (DER, one after another), its latest status and that status's date, its icon (a data URL). A newer

@@ -39,7 +39,9 @@ extension CredentialRecord {
             lastUsedAt: try row.decode(column: "last_used_at", as: Int64?.self).map(Timestamp.date),
             attestationVerified: try row.decode(column: "attestation_verified", as: Int.self) != 0,
             backupStateChangedAt: try row.decode(column: "backup_state_changed_at", as: Int64?.self).map(Timestamp.date),
-            createdOrigin: try row.decode(column: "created_origin", as: String?.self))
+            createdOrigin: try row.decode(column: "created_origin", as: String?.self),
+            discoverable: try row.decode(column: "discoverable", as: Int?.self).map { $0 != 0 },
+            prfEnabled: try row.decode(column: "prf_enabled", as: Int?.self).map { $0 != 0 })
     }
 }
 

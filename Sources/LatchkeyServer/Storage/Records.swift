@@ -38,6 +38,12 @@ struct CredentialRecord: Sendable, Equatable {
     /// The origin of the ceremony that created it (a web origin, or an Android app's
     /// `android:apk-key-hash:…`); nil for passkeys made before this was recorded.
     var createdOrigin: String? = nil
+    /// Whether the passkey is discoverable (a resident key: it can be offered without naming it first), as
+    /// the client's credProps output said at registration; nil when it did not say.
+    var discoverable: Bool? = nil
+    /// Whether the passkey can evaluate a PRF (the prf extension's `enabled` at registration): it can then
+    /// give the person's apps a key to unlock data encrypted end to end. Nil when the client did not say.
+    var prfEnabled: Bool? = nil
 }
 
 

@@ -40,11 +40,12 @@ enum SQL {
 
     static let credentialColumns = """
         id, account_id, public_key, algorithm, sign_count, transports, aaguid, attestation_format, backup_eligible, \
-        backup_state, uv_initialized, name, created_at, last_used_at, attestation_verified, backup_state_changed_at, created_origin
+        backup_state, uv_initialized, name, created_at, last_used_at, attestation_verified, backup_state_changed_at, created_origin, \
+        discoverable, prf_enabled
         """
 
     static let insertCredential = StoreStatement("""
-        INSERT INTO credentials (\(credentialColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+        INSERT INTO credentials (\(credentialColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
         ON CONFLICT (id) DO NOTHING RETURNING id
         """)
     static let credential = StoreStatement("SELECT \(credentialColumns) FROM credentials WHERE id = $1")

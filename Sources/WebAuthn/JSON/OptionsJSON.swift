@@ -62,7 +62,50 @@ public struct AuthenticatorSelectionJSON: Codable, Sendable, Equatable {
 /// Extension inputs Latchkey sends.
 public struct ExtensionInputsJSON: Codable, Sendable, Equatable {
     public var credProps: Bool?
-    public init(credProps: Bool? = nil) { self.credProps = credProps }
+    /// The prf extension (L3 §10.1.4): `{}` at registration asks whether the new passkey can evaluate a
+    /// PRF; at login, the salts to evaluate it with.
+    public var prf: PRFInputsJSON?
+
+    public init(credProps: Bool? = nil, prf: PRFInputsJSON? = nil) {
+        self.credProps = credProps
+        self.prf = prf
+    }
+}
+
+/// `AuthenticationExtensionsPRFInputs` in its JSON form (L3 §10.1.4): salts as base64url.
+/// `evalByCredential` maps a credential id (base64url) to the salts for that credential; a client
+/// accepts it only with `allowCredentials` naming those ids.
+public struct PRFInputsJSON: Codable, Sendable, Equatable {
+    public var eval: PRFValuesJSON?
+    public var evalByCredential: [Base64URLString: PRFValuesJSON]?
+
+    public init(eval: PRFValuesJSON? = nil, evalByCredential: [Base64URLString: PRFValuesJSON]? = nil) {
+        self.eval = eval
+        self.evalByCredential = evalByCredential
+    }
+}
+
+/// `AuthenticationExtensionsPRFValues` in its JSON form: two inputs (salts) or two outputs (results),
+/// base64url; `second` is optional.
+public struct PRFValuesJSON: Codable, Sendable, Equatable {
+    public var first: Base64URLString
+    public var second: Base64URLString?
+
+    public init(first: Base64URLString, second: Base64URLString? = nil) {
+        self.first = first
+        self.second = second
+    }
+}
+
+/// `PublicKeyCredentialHint` (L3 §5.8.7): what the relying party believes the person will use, most
+/// preferred first; a client may show its choices in that order.
+public enum PublicKeyCredentialHint: String, Codable, Sendable, CaseIterable {
+    /// A physical security key.
+    case securityKey = "security-key"
+    /// The platform authenticator of the device in use (its passkey manager).
+    case clientDevice = "client-device"
+    /// A phone or tablet, over the hybrid transport (a QR code).
+    case hybrid
 }
 
 /// `PublicKeyCredentialCreationOptionsJSON` (L3 §5.1.5.1), what `PublicKeyCredential.parseCreationOptionsFromJSON` takes.

@@ -124,10 +124,23 @@ public struct ClientExtensionResultsJSON: Codable, Sendable, Equatable {
         public init(rk: Bool? = nil) { self.rk = rk }
     }
 
-    public var credProps: CredentialProperties?
+    /// prf (L3 §10.1.4): at registration whether the passkey can evaluate a PRF (`enabled`); at login the
+    /// outputs (`results`), secrets of the client's that a relying party passes on and never keeps.
+    public struct PRFOutputs: Codable, Sendable, Equatable {
+        public var enabled: Bool?
+        public var results: PRFValuesJSON?
+        public init(enabled: Bool? = nil, results: PRFValuesJSON? = nil) {
+            self.enabled = enabled
+            self.results = results
+        }
+    }
 
-    public init(credProps: CredentialProperties? = nil) {
+    public var credProps: CredentialProperties?
+    public var prf: PRFOutputs?
+
+    public init(credProps: CredentialProperties? = nil, prf: PRFOutputs? = nil) {
         self.credProps = credProps
+        self.prf = prf
     }
 }
 
@@ -157,9 +170,20 @@ extension AuthenticatorAssertionResponseJSON {
 
 extension ClientExtensionResultsJSON {
     public init(json reader: JSONShapeReader) throws(JSONShapeError) {
-        self.init(credProps: try reader.optionalObject("credProps").map { reader throws(JSONShapeError) in
-            CredentialProperties(rk: try reader.optionalBool("rk"))
-        })
+        self.init(
+            credProps: try reader.optionalObject("credProps").map { reader throws(JSONShapeError) in
+                CredentialProperties(rk: try reader.optionalBool("rk"))
+            },
+            prf: try reader.optionalObject("prf").map { reader throws(JSONShapeError) in
+                PRFOutputs(enabled: try reader.optionalBool("enabled"), results: try reader.optionalObject("results").map(PRFValuesJSON.init(json:)))
+            })
+    }
+}
+
+extension PRFValuesJSON {
+    /// `{first, second?}`, each a string (whether it is base64url of the right size is the caller's rule).
+    public init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        self.init(first: try reader.string("first"), second: try reader.optionalString("second"))
     }
 }
 

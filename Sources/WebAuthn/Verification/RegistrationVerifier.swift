@@ -60,7 +60,8 @@ public struct RegistrationVerifier: Sendable {
         guard algorithms.contains(attested.publicKey.algorithm) else {
             throw WebAuthnError(.algorithmNotAllowed(attested.publicKey.algorithm.rawValue))
         }
-        // Step 21: no extensions are requested beyond credProps, whose output is informational.
+        // Step 21: the extensions requested are credProps and prf, whose outputs are informational (what
+        // the client says about the new credential), reported in the result.
         // Step 22: the attestation statement format, by exact identifier.
         let format = try AttestationFormats.format(named: attestation.format)
         // Step 23: the format's verification procedure.
@@ -91,6 +92,7 @@ public struct RegistrationVerifier: Sendable {
             attestationFormat: attestation.format, attestationType: outcome.type,
             trustPathVerified: assessment == .verified,
             attestationTrustPath: outcome.trustPath.map(DEREncoding.bytes(of:)),
-            residentKey: credential.clientExtensionResults.credProps?.rk)
+            residentKey: credential.clientExtensionResults.credProps?.rk,
+            prfEnabled: credential.clientExtensionResults.prf?.enabled)
     }
 }

@@ -21,6 +21,9 @@ public struct RegistrationResult: Sendable, Equatable {
     public let attestationTrustPath: [[UInt8]]
     /// The credProps client extension output `rk`, when the client reported it.
     public let residentKey: Bool?
+    /// The prf client extension output `enabled` (L3 §10.1.4): whether the passkey can evaluate a PRF
+    /// (unlock data encrypted under a key only it can give), when the client reported it.
+    public var prfEnabled: Bool? = nil
 
     /// The AAGUID in its usual textual form (8-4-4-4-12 lowercase hex).
     public var aaguidString: String { AAGUIDFormat.string(aaguid) }
