@@ -14,7 +14,7 @@ struct Latchkey: AsyncParsableCommand {
         subcommands: [
             ServeCommand.self, RegisterCommand.self, LoginCommand.self, LogoutCommand.self, AccountCommand.self, PasskeysCommand.self,
             AuthenticatorCommand.self, VerifyCommand.self, BenchCommand.self, KeysCommand.self, BackupCommand.self, MigrateCommand.self,
-            AdminCommand.self, ApproveCommand.self, ExportCommand.self, ImportCommand.self,
+            AdminCommand.self, ApproveCommand.self, ExportCommand.self, ImportCommand.self, MDSCommand.self,
         ]
     )
 

@@ -42,6 +42,8 @@ enum ServeSettings {
         .list("allow-aaguid", \.allowAAGUIDs, help: "Only authenticators with this AAGUID (or provider name from the bundled list) may register"),
         .list("deny-aaguid", \.denyAAGUIDs, help: "Authenticators with this AAGUID (or provider name) may not register"),
         .choice("passkeys", \.passkeyKinds, help: "Which passkeys may register: any, synced (BE=1) or device-bound (BE=0)"),
+        .text("mds-blob", \.mdsBlob, help: "A FIDO metadata BLOB (downloaded from https://mds3.fidoalliance.org/) to verify and load at start: attestation roots and compromised models by AAGUID"),
+        .text("mds-root", \.mdsRoot, help: "A PEM file of the root the metadata BLOB must chain to", default: "the FIDO Alliance's, built in"),
         .choices("registration-hints", \.registrationHints,
                  help: "Hints sent with the registration options, most preferred first: what browsers should offer to make the passkey with (WebAuthn L3 §5.8.7)"),
         .choices("login-hints", \.loginHints, help: "Hints sent with the login options, most preferred first"),

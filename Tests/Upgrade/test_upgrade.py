@@ -33,8 +33,8 @@ STORES = [store for _, passkeys in ACCOUNTS for _, store, _ in passkeys]
 
 
 def known_versions():
-    """Every schema version the current source knows, in order: the `version: N` in Migrations.swift
-    (versions need not be contiguous: two changes may each take their own number)."""
+    """Every schema version the current source knows (each `version: N` in Migrations.swift), in order: they
+    need not be contiguous, as branches reserve numbers."""
     source = (HERE.parents[1] / "Sources/LatchkeyServer/Storage/Migrations.swift").read_text()
     return sorted(int(number) for number in re.findall(r"^\s*version: (\d+),$", source, re.M))
 
@@ -42,6 +42,10 @@ def known_versions():
 def latest_version():
     """The newest schema version the current source knows."""
     return known_versions()[-1]
+
+
+def versions_after(version):
+    return [number for number in known_versions() if number > version]
 
 
 def private_copy(source, target):
@@ -68,7 +72,7 @@ def assert_lists_the_missing_versions(result):
     assert f"Schema version: {FIXTURE_VERSION}; this latchkey knows up to {latest_version()}." in out, out
     assert "(dry run: nothing was changed)" in out, out
     listed = [int(number) for number in re.findall(r"^Version (\d+): \S", out, re.M)]
-    assert listed == [v for v in known_versions() if v > FIXTURE_VERSION], out
+    assert listed == versions_after(FIXTURE_VERSION), out
     assert "\n    ALTER TABLE accounts ADD COLUMN disabled_at BIGINT;\n" in out, out
 
 
@@ -118,7 +122,7 @@ def test_a_database_from_a_newer_latchkey_is_refused_by_serve_and_migrate_with_o
     database, key = copy_fixture(tmp_path)
     applied = migrate("--database", f"sqlite:{database}")
     assert applied.returncode == 0, applied.stderr
-    assert f"Applied {len([v for v in known_versions() if v > FIXTURE_VERSION])} migration" in applied.stdout, applied.stdout
+    assert f"Applied {len(versions_after(FIXTURE_VERSION))} migration" in applied.stdout, applied.stdout
     newer = latest_version() + 1
     with sqlite3.connect(database) as db:
         db.execute("INSERT INTO schema_migrations (version, applied_at) VALUES (?, 0)", (newer,))

@@ -122,15 +122,22 @@ package struct AdminConsole: Sendable {
         }
     }
 
-    /// Every stored passkey the configured authenticator policy would refuse now (they keep working).
+    /// Every stored passkey the configured authenticator policy would refuse now, or whose model the
+    /// stored FIDO metadata now reports compromised (they keep working).
     package func passkeysViolatingPolicy(json: Bool) async throws -> String {
         try await run {
             var rows: [(CredentialRecord, [String])] = []
             var after: [UInt8] = []
+            var metadata: [[UInt8]: MetadataRecord?] = [:]
             while true {
                 let page = try await service.store.credentials(after: after, limit: 1000)
                 for credential in page {
-                    let broken = policy.violations(of: credential)
+                    var broken = policy.violations(of: credential)
+                    if metadata[credential.aaguid] == nil { metadata[credential.aaguid] = .some(try await service.store.metadataEntry(aaguid: credential.aaguid)) }
+                    if let record = metadata[credential.aaguid] ?? nil,
+                       let refusal = MetadataRefusal.refusal(record, name: service.providers.provider(aaguid: credential.aaguid)?.name ?? record.description) {
+                        broken.append(refusal)
+                    }
                     if !broken.isEmpty { rows.append((credential, broken)) }
                 }
                 guard let last = page.last, page.count == 1000 else { break }

@@ -34,7 +34,9 @@ struct AdminService: Sendable {
 
     func account(id: String) async throws -> AdminAccountDetailJSON {
         guard let summary = try await store.accountSummary(id: id, now: now()) else { throw Self.unknownAccount }
-        let passkeys = try await store.credentials(accountId: id).map { PasskeyJSON($0, providers: providers, androidApps: androidApps) }
+        let credentials = try await store.credentials(accountId: id)
+        let providers = try await self.providers.completed(for: credentials.map(\.aaguid), from: store)
+        let passkeys = credentials.map { PasskeyJSON($0, providers: providers, androidApps: androidApps) }
         let sessions = try await store.sessions(accountId: id, now: now()).map(AdminSessionJSON.init)
         let profile = try await store.accountProfile(id: id)
         return AdminAccountDetailJSON(

@@ -11,7 +11,7 @@ import Foundation
 /// backup), the admin keys and recovery grants as hashes, the OpenID Connect clients (secrets as hashes),
 /// consents, grants and refresh tokens; sessions and the audit trail only when asked for. Not in it:
 /// what lives minutes or a day (used challenges, authorization codes, device requests, email confirmation
-/// links and the mail log, rate-limit buckets, the webhook outbox, the housekeeping's claims).
+/// links and the mail log, rate-limit buckets, the webhook outbox, the housekeeping's claims), and the FIDO metadata (its BLOB is loaded again from the file).
 package enum ExportFormat {
     package static let name = "latchkey-export"
     /// The document version this build writes; it reads this one and older ones.

@@ -154,6 +154,13 @@ public struct ServerConfiguration: Sendable {
         case deviceBound = "device-bound"
     }
 
+    /// A FIDO metadata BLOB (MDS3) to verify and load at start (`MetadataLoader`; `latchkey mds load` does
+    /// the same while the server runs): registration then takes attestation roots for an AAGUID from it, and
+    /// refuses models whose latest status report says they are compromised. Downloaded by the operator;
+    /// Latchkey never fetches it. A BLOB older than the stored one is left unloaded (logged).
+    public var mdsBlob: String?
+    /// A PEM file of the root(s) the BLOB's chain must lead to; nil: the FIDO Alliance's, built in.
+    public var mdsRoot: String?
     /// Hints (WebAuthn L3 §5.8.7) sent with the registration options, most preferred first: what the
     /// operator expects people to register with (`security-key` for a fleet of keys). Empty: none sent.
     public var registrationHints: [PublicKeyCredentialHint] = []
@@ -288,6 +295,9 @@ public struct ServerConfiguration: Sendable {
         }
         if requireAttestation, attestation != .direct {
             throw Invalid(description: "--require-attestation needs --attestation direct, or no authenticator is ever asked to prove its make")
+        }
+        if mdsRoot != nil, mdsBlob == nil {
+            throw Invalid(description: "--mds-root names the root of a metadata BLOB; give the BLOB too (--mds-blob FILE)")
         }
         for (setting, hints) in [("--registration-hints", registrationHints), ("--login-hints", loginHints)] where Set(hints).count != hints.count {
             throw Invalid(description: "\(setting) names a hint twice: \(hints.map(\.rawValue).joined(separator: ","))")

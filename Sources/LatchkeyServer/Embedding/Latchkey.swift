@@ -71,6 +71,19 @@ public struct Latchkey: Sendable {
             // One key for every instance on this database, made by whichever starts first.
             let sealer = try ChallengeSealer(
                 key: try await vault.key(named: ChallengeSealer.keyName, byteCount: ChallengeSealer.keyByteCount), rpId: configuration.rpId)
+            if let blob = configuration.mdsBlob {
+                let loaded: MetadataLoader.Outcome
+                do {
+                    loaded = try await MetadataLoader.load(file: blob, rootFile: configuration.mdsRoot, store: store, now: now(), origin: .system)
+                } catch let refused as MetadataLoader.Refused {
+                    throw ServerConfiguration.Invalid(description: refused.description)
+                }
+                if case .older = loaded.result {
+                    logger.warning("metadata BLOB not loaded", metadata: ["file": "\(blob)", "reason": "\(loaded.sentence)"])
+                } else {
+                    logger.info("metadata BLOB", metadata: ["file": "\(blob)", "result": "\(loaded.sentence)"])
+                }
+            }
             let sessions = SessionService(store: store, ttl: configuration.sessionTTL, now: now)
             let registry = PrometheusCollectorRegistry()
             let metricsFactory = PrometheusMetricsFactory(registry: registry)

@@ -93,9 +93,9 @@ struct AccountController: Sendable {
     }
 
     func passkeys(_ caller: RequestAuthentication.Caller) async throws -> JSONArrayBody<PasskeyJSON> {
-        JSONArrayBody(elements: try await store.credentials(accountId: caller.accountId).map {
-            PasskeyJSON($0, providers: providers, androidApps: configuration.androidApps)
-        })
+        let credentials = try await store.credentials(accountId: caller.accountId)
+        let providers = try await self.providers.completed(for: credentials.map(\.aaguid), from: store)
+        return JSONArrayBody(elements: credentials.map { PasskeyJSON($0, providers: providers, androidApps: configuration.androidApps) })
     }
 
     /// What a native client needs to keep the platform's passkey manager in step, in the shape of the
@@ -115,7 +115,9 @@ struct AccountController: Sendable {
         query.limit += 1
         let found = try await store.auditEvents(query)
         var names: [[UInt8]: String] = [:]
-        for credential in try await store.credentials(accountId: caller.accountId) {
+        let credentials = try await store.credentials(accountId: caller.accountId)
+        let providers = try await self.providers.completed(for: credentials.map(\.aaguid), from: store)
+        for credential in credentials {
             names[credential.id] = providers.provider(aaguid: credential.aaguid)?.name
         }
         let page = found.prefix(query.limit - 1).map { AccountEventJSON($0, providers: names) }
@@ -130,7 +132,7 @@ struct AccountController: Sendable {
         guard let renamed = try await store.renameCredential(id: credentialId, accountId: caller.accountId, name: name, event: event) else {
             throw APIError.unknownPasskey
         }
-        return PasskeyJSON(renamed, providers: providers, androidApps: configuration.androidApps)
+        return PasskeyJSON(renamed, providers: try await providers.completed(for: [renamed.aaguid], from: store), androidApps: configuration.androidApps)
     }
 
     func remove(id: String?, _ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> NoContent {

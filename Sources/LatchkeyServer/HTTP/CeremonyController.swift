@@ -70,6 +70,7 @@ struct CeremonyController: Sendable {
         case .newAccount(let token, let account):
             return .account(session(.created, token: token, account: account))
         case .addedPasskey(let credential):
+            let providers = try await self.providers.completed(for: [credential.aaguid], from: ceremonies.store)
             return .passkey(PasskeyResponse(passkey: PasskeyJSON(credential, providers: providers, androidApps: configuration.androidApps)))
         }
     }

@@ -119,15 +119,26 @@ struct CeremonyService: Sendable {
             metrics.failed(kind, reason: ErrorCode.wrongAccount.rawValue)
             throw APIError(.wrongAccount, "This passkey ceremony was started by another session.")
         }
+        // The model's FIDO metadata, by the AAGUID the response claims (verified below): its attestation
+        // roots join the configured anchors, so a chain to them is verified, and one to anything else fails.
+        var party = relyingParty
+        var metadata: MetadataRecord?
+        if let aaguid = credential.claimedAAGUID { metadata = try await store.metadataEntry(aaguid: aaguid) }
+        if let metadata { party.trustAnchors.add(derCertificates: metadata.rootCertificates, forAAGUID: metadata.aaguid) }
         let result: RegistrationResult
         do {
-            result = try await RegistrationVerifier(relyingParty: relyingParty).verify(
+            result = try await RegistrationVerifier(relyingParty: party).verify(
                 credential, expectedChallenge: challenge, allowedAlgorithms: Self.offeredAlgorithms)
         } catch {
             metrics.failed(kind, reason: error.code)
             throw APIError(error)
         }
-        if let refusal = policy.refusal(aaguid: result.aaguid, backupEligible: result.backupEligible, attestationType: result.attestationType) {
+        let compromised = metadata.flatMap { record in
+            record.aaguid == result.aaguid
+                ? MetadataRefusal.refusal(record, name: policy.providers.provider(aaguid: record.aaguid)?.name ?? record.description) : nil
+        }
+        if let refusal = policy.refusal(aaguid: result.aaguid, backupEligible: result.backupEligible, attestationType: result.attestationType)
+            ?? compromised {
             metrics.failed(kind, reason: ErrorCode.authenticatorNotAllowed.rawValue)
             // Audited where there is an account (adding a passkey); a refused sign-up has none, and an
             // anonymous caller's refusals are only counted.

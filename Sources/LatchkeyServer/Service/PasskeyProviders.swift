@@ -22,10 +22,11 @@ struct ProviderIcon: Sendable, Equatable {
 /// `ProviderData/` with its source named there, and refreshed by `scripts/refresh-aaguids`.
 ///
 /// It names passkeys in lists and nothing else: an AAGUID is what the authenticator *claims* to be, and
-/// with attestation `none` nobody vouches for it. No security decision reads this table.
+/// with attestation `none` nobody vouches for it. No security decision reads this table. Where it has no
+/// name for an AAGUID, the FIDO metadata may have one (`completed(for:from:)`).
 struct PasskeyProviders: Sendable {
     /// Keyed by the AAGUID's 16 bytes.
-    private let providers: [[UInt8]: PasskeyProvider]
+    private var providers: [[UInt8]: PasskeyProvider]
 
     var count: Int { providers.count }
 
@@ -62,6 +63,13 @@ struct PasskeyProviders: Sendable {
             providers[aaguid] = PasskeyProvider(name: name, iconLight: light, iconDark: dark)
         }
         self.providers = providers
+    }
+
+    /// This table with `others` for the AAGUIDs it does not hold (its own entries win).
+    func adding(_ others: [[UInt8]: PasskeyProvider]) -> PasskeyProviders {
+        var copy = self
+        copy.providers.merge(others) { own, _ in own }
+        return copy
     }
 
     /// The provider whose passkeys carry `aaguid`, or nil: the all-zero AAGUID (an authenticator that

@@ -75,6 +75,9 @@ struct AuditEvent: Sendable, Equatable {
         case oidcClientUpdated = "oidc_client.updated"
         case oidcClientSecretRotated = "oidc_client.secret_rotated"
         case oidcClientRemoved = "oidc_client.removed"
+        /// A FIDO metadata BLOB was verified and stored, replacing an older one (no account; the detail has
+        /// its `serial`, `nextUpdate`, `entries` and the replaced `previousSerial`).
+        case metadataLoaded = "metadata.loaded"
     }
 
     /// The row's number, in the order rows were written (nil before it is stored).

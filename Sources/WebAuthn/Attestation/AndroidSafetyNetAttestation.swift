@@ -2,7 +2,6 @@ import CBOR
 import Crypto
 import Foundation
 import X509
-import _CryptoExtras
 
 /// `android-safetynet` (§8.5): a SafetyNet attestation JWS from Google Play Services whose nonce binds
 /// the ceremony. Google retired the API, but devices registered with it still present this format.
@@ -79,7 +78,7 @@ struct AndroidSafetyNetAttestation: AttestationStatementFormat {
             throw WebAuthnError(.attestationCertificateInvalid(
                 format: Self.identifier, rule: "the RSA key is \(bits) bits, over the \(SignaturePublicKey.maximumRSABits)-bit limit"))
         }
-        guard Self.verifyJWS(signature, over: signingInput, alg: header.alg, certificate: leaf) else {
+        guard JWSSignature.isValid(signature, over: signingInput, alg: header.alg, certificate: leaf) else {
             throw WebAuthnError(.attestationSignatureInvalid(format: Self.identifier))
         }
         // The leaf certificate is issued to attest.android.com.
@@ -108,19 +107,6 @@ struct AndroidSafetyNetAttestation: AttestationStatementFormat {
             }
         }
         return AttestationOutcome(type: .basic, trustPath: chain)
-    }
-
-    /// RS256 (PKCS#1 v1.5, SHA-256) or ES256 (JWS signatures are raw r ‖ s, not DER).
-    static func verifyJWS(_ signature: [UInt8], over data: [UInt8], alg: String, certificate: Certificate) -> Bool {
-        switch (alg, SignaturePublicKey(certificateKey: certificate.publicKey)) {
-        case ("RS256", .rsa(let key)?):
-            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: SHA256.hash(data: data), padding: .insecurePKCS1v1_5)
-        case ("ES256", .p256(let key)?):
-            guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
-            return key.isValidSignature(ecdsa, for: data)
-        default:
-            return false
-        }
     }
 
     static func isIssuedToAttestHost(_ certificate: Certificate) -> Bool {

@@ -29,6 +29,12 @@ public struct TrustAnchors: Sendable {
         byAAGUID[aaguid, default: []] += roots
     }
 
+    /// Adds roots for one model given as DER (a FIDO metadata entry's `attestationRootCertificates`): one
+    /// that does not parse as a certificate is skipped, since it cannot anchor anything.
+    public mutating func add(derCertificates: [[UInt8]], forAAGUID aaguid: [UInt8]) {
+        add(derCertificates.compactMap { try? Certificate(derEncoded: $0) }, forAAGUID: aaguid)
+    }
+
     /// Loads every `.pem` file of a directory: files in a subdirectory named after a format (`packed/`,
     /// `tpm/` …) anchor that format; files at the top level anchor every format.
     public static func load(directory: URL) throws -> TrustAnchors {
