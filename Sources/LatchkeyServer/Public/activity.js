@@ -3,16 +3,11 @@
 // stands out. An event kind this page does not know yet still gets a sentence. Every string from the
 // server goes in as text, never as HTML.
 
+import { element } from "./ui.js";
+
 const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
 const operator = "the service’s operator";
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
 
 const quoted = (name) => `“${name}”`;
 const text = (value) => (typeof value === "string" && value !== "" ? value : null);

@@ -2,7 +2,7 @@
 // may learn, when it was allowed and last used, and Remove access in place — drawn like the passkey list.
 // Every string from the server goes in as text, never as HTML.
 
-import { whileBusy } from "./ui.js";
+import { button, element, whileBusy } from "./ui.js";
 
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -15,20 +15,6 @@ const scopeWords = {
   groups: "Your groups",
   offline_access: "Stay signed in while you are away",
 };
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function button(text, className, onClick) {
-  const node = element("button", className, text);
-  node.type = "button";
-  node.addEventListener("click", onClick);
-  return node;
-}
 
 function appIcon() {
   const ns = "http://www.w3.org/2000/svg";

@@ -3,24 +3,10 @@
 // when it was made and last used, and Rename / Remove in place. Every string from the server goes in as
 // text, never as HTML.
 
-import { isBusy, whileBusy } from "./ui.js";
+import { button, element, isBusy, whileBusy } from "./ui.js";
 
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-
-function element(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-function button(text, className, onClick) {
-  const node = element("button", className, text);
-  node.type = "button";
-  node.addEventListener("click", onClick);
-  return node;
-}
 
 // The provider's icon (from the server's AAGUID table, as files of this origin: the page's CSP keeps
 // img-src 'self'), with the dark variant on dark backgrounds; the generic key for an unknown provider.

@@ -2,6 +2,21 @@
 
 export const $ = (id) => document.getElementById(id);
 
+// ---- building the lists (passkeys, apps, activity): elements with their class and text, buttons ----
+export function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+export function button(text, className, onClick) {
+  const node = element("button", className, text);
+  node.type = "button";
+  node.addEventListener("click", onClick);
+  return node;
+}
+
 // ---- messages: one success line (polite) and one error line (assertive); one of them at a time ----
 export function say(message) { $("error").textContent = ""; $("status").textContent = message; }
 export function warn(message) { $("status").textContent = ""; $("error").textContent = message; }
