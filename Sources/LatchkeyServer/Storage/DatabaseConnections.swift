@@ -34,12 +34,15 @@ final class DatabaseConnections: Sendable {
     /// A unit of work ran out of time; the database is treated as unavailable.
     struct TimedOut: Error {}
 
-    /// A borrowed connection: the database to run statements on, how to give it back, and how to close
-    /// it when it can no longer be trusted (a time-out struck in the middle of its work).
+    /// A borrowed connection: the database to run statements on, how to give it back, how to close it
+    /// when it can no longer be trusted (a time-out struck in the middle of its work), and how to wait
+    /// until what a unit of work wrote is committed (PostgreSQL: `PostgresCommitWait`; SQLite's commit has
+    /// ended when its statement returns).
     struct Borrowed: Sendable {
         let database: any SQLDatabase
         let release: @Sendable () -> Void
         let discard: @Sendable () -> Void
+        var waitForCommit: @Sendable () async throws -> Void = {}
     }
 
     let flavor: SQLFlavor
@@ -94,9 +97,10 @@ final class DatabaseConnections: Sendable {
                 flavor: .postgres, timeout: limits.timeout, eventLoopGroup: eventLoopGroup,
                 borrow: {
                     let connection = try await box.pool.requestConnection().get()
+                    let database = PostgresStoreDatabase(connection: connection)
                     return Borrowed(
-                        database: PostgresStoreDatabase(connection: connection), release: { box.pool.releaseConnection(connection) },
-                        discard: { let _: EventLoopFuture<Void> = connection.close() })
+                        database: database, release: { box.pool.releaseConnection(connection) },
+                        discard: { let _: EventLoopFuture<Void> = connection.close() }, waitForCommit: database.waitForCommit)
                 },
                 close: { try await box.pool.shutdownAsync() })
         }
@@ -119,7 +123,8 @@ final class DatabaseConnections: Sendable {
             })
     }
 
-    /// Runs `body` on one borrowed connection, within the time-out. When it strikes, the request goes
+    /// Runs `body` on one borrowed connection, within the time-out, and returns once what it wrote is
+    /// committed (a write acknowledged before its commit could be lost to a crash). When the time-out strikes, the request goes
     /// on without the body (a 503): the connection is closed and handed back, so the pool drops it, and
     /// the body is left to fail on the closed connection. Closing alone is not enough: a query issued on
     /// a connection the server dropped at that very moment can wait for ever (seen with PostgreSQL
@@ -128,7 +133,9 @@ final class DatabaseConnections: Sendable {
         let borrowed = try await borrow()
         guard let timeout else {
             defer { borrowed.release() }
-            return try await body(borrowed.database)
+            let result = try await body(borrowed.database)
+            try await borrowed.waitForCommit()
+            return result
         }
         // The work runs in a task of its own, on an event loop of the group, so that a time-out can end the
         // wait without it; the timer is the loop's (cheaper than a sleeping task).
@@ -143,7 +150,13 @@ final class DatabaseConnections: Sendable {
             let timer = loop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) { finish(.failure(TimedOut())) }
             let task = Task(executorPreference: EventLoopTaskExecutor(loop)) {
                 let result: Result<R, any Error>
-                do { result = .success(try await body(borrowed.database)) } catch { result = .failure(error) }
+                do {
+                    let value = try await body(borrowed.database)
+                    try await borrowed.waitForCommit()
+                    result = .success(value)
+                } catch {
+                    result = .failure(error)
+                }
                 // A finished unit of work must not leave its timer waiting out the time-out.
                 timer.cancel()
                 finish(result)

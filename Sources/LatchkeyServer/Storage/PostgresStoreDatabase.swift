@@ -6,13 +6,21 @@ import SQLKit
 /// A borrowed PostgreSQL connection as SQLKit's `SQLDatabase`: everything goes through PostgresKit as
 /// before, and the connection itself is kept so that the statements a login runs can go as named
 /// prepared statements (`PreparedOnPostgres`).
+/// It also follows what the statements it runs do to transactions (`commits`), so that the unit of work
+/// it serves is not reported done before PostgreSQL has committed its last write.
 struct PostgresStoreDatabase: SQLDatabase {
     let connection: PostgresConnection
     let base: any SQLDatabase
+    let commits = PostgresCommitWait()
 
     init(connection: PostgresConnection) {
         self.connection = connection
         self.base = connection.sql(queryLogLevel: nil)
+    }
+
+    /// Returns once the last write's commit has ended (see `PostgresCommitWait`).
+    func waitForCommit() async throws {
+        try await commits.wait(on: connection, logger: logger)
     }
 
     var logger: Logger { base.logger }
@@ -22,11 +30,13 @@ struct PostgresStoreDatabase: SQLDatabase {
     var queryLogLevel: Logger.Level? { base.queryLogLevel }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
-        base.execute(sql: query, onRow)
+        let effect = (query as? StoreQuery)?.statement.effect
+        return base.execute(sql: query, onRow).map { [commits] in commits.completed(effect) }
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
         try await base.execute(sql: query, onRow)
+        commits.completed((query as? StoreQuery)?.statement.effect)
     }
 }
 
@@ -43,11 +53,12 @@ protocol PreparedOnPostgres: SendableMetatype {
 
 extension PreparedOnPostgres {
     /// The rows of `statement` with `values`, run prepared on `connection`.
-    static func rows(_ values: [StoreValue], on connection: PostgresConnection, logger: Logger) async throws -> [any SQLRow] {
+    static func rows(_ values: [StoreValue], on database: PostgresStoreDatabase) async throws -> [any SQLRow] {
         var rows: [any SQLRow] = []
-        for try await row in try await connection.execute(PreparedStoreQuery<Self>(values: values), logger: logger) {
+        for try await row in try await database.connection.execute(PreparedStoreQuery<Self>(values: values), logger: database.logger) {
             rows.append(row.sql())
         }
+        database.commits.completed(statement.effect)
         return rows
     }
 }

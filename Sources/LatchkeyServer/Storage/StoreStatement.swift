@@ -30,6 +30,8 @@ final class StoreStatement: Sendable {
     /// The SQLite text without its closing `RETURNING …` clause, for a write whose caller only needs to
     /// know how many rows it changed (`SQLDatabase.changedRows`); nil when there is no such clause.
     let sqliteTextWithoutReturning: String?
+    /// What the statement does to a transaction, read from its first word (see `StatementEffect`).
+    let effect: StatementEffect
 
     init(_ sql: String, preparedOnPostgres: (any PreparedOnPostgres.Type)? = nil) {
         self.postgresText = sql
@@ -58,6 +60,7 @@ final class StoreStatement: Sendable {
         self.sqliteText = sqlite
         self.valueCount = highest
         self.sqliteTextWithoutReturning = Self.withoutReturning(sqlite)
+        self.effect = StatementEffect(sql)
     }
 
     /// `text` up to a last `RETURNING` that only a list of columns follows.
@@ -124,7 +127,7 @@ extension SQLDatabase {
     /// Every row `query` returns.
     func all(_ query: StoreQuery) async throws -> [any SQLRow] {
         if let prepared = query.statement.preparedOnPostgres, let postgres = self as? PostgresStoreDatabase {
-            return try await prepared.rows(query.values, on: postgres.connection, logger: postgres.logger)
+            return try await prepared.rows(query.values, on: postgres)
         }
         let rows = NIOLockedValueBox<[any SQLRow]>([])
         try await execute(sql: query) { row in rows.withLockedValue { $0.append(row) } }

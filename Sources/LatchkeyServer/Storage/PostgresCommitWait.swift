@@ -1,0 +1,58 @@
+import Logging
+import NIOConcurrencyHelpers
+import PostgresNIO
+
+/// Whether a unit of work on one PostgreSQL connection has a commit it has not yet seen end, and how to
+/// wait for it before the caller is told the work is done.
+///
+/// Why (found by the crash test, PostgreSQL stopped hard under load: an acknowledged login's session was
+/// gone after the restart): a statement sent outside `BEGIN … COMMIT` runs in an *implicit* transaction,
+/// which PostgreSQL commits only when it reaches the extended protocol's `Sync` — after it has already sent
+/// the statement's rows and `CommandComplete`. PostgresNIO ends the query at `CommandComplete`; the
+/// `ReadyForQuery` that follows the commit is consumed later. So a single-statement write (a login's
+/// `SQL.finishLoginAtOnce`, a rename, a new session) returned before its commit was durable, and a
+/// database that died in that instant lost a write the server had acknowledged. (An explicit `COMMIT`
+/// does not have the gap: PostgreSQL commits before it reports that statement complete.)
+///
+/// The wait costs one round trip, and only when the last statement of a unit was such a write: an empty
+/// query (no parse, no plan), which PostgresNIO sends only after the previous `ReadyForQuery` — so when
+/// it completes, the commit before it has ended, and if that commit failed, the connection reported the
+/// failure and the empty query fails with it. Any later statement in the unit proves the same, so a write
+/// followed by a read needs no wait.
+final class PostgresCommitWait: Sendable {
+    private struct State {
+        var inTransaction = false
+        var uncommitted = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// Records that a statement with `effect` completed (nil: a statement not written as a
+    /// `StoreStatement`, counted as a write).
+    func completed(_ effect: StatementEffect?) {
+        state.withLockedValue { state in
+            switch effect ?? .write {
+            case .begin:
+                state.inTransaction = true
+                state.uncommitted = false
+            case .end:
+                state.inTransaction = false
+                state.uncommitted = false
+            case .read:
+                state.uncommitted = false
+            case .write:
+                state.uncommitted = !state.inTransaction
+            }
+        }
+    }
+
+    /// Whether the last statement was a write whose implicit commit may not have ended yet.
+    var hasUncommittedWrite: Bool { state.withLockedValue { $0.uncommitted } }
+
+    /// Returns once the implicit commit of the last write has ended, or throws what ended the connection.
+    func wait(on connection: PostgresConnection, logger: Logger) async throws {
+        guard hasUncommittedWrite else { return }
+        for try await _ in try await connection.query(PostgresQuery(unsafeSQL: ""), logger: logger) {}
+        completed(.read)
+    }
+}
