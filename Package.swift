@@ -153,6 +153,20 @@ let package = Package(
             dependencies: ["WebAuthn", "CBOR", .product(name: "Crypto", package: "swift-crypto")],
             path: "Benchmarks/VerificationBenchmark"
         ),
+        // The counts gate's workloads (scripts/counts, run under valgrind by scripts/test's `counts` stage):
+        // built in debug with the rest, so that the gate costs no build of its own.
+        .executableTarget(
+            name: "latchkey-counts",
+            dependencies: [
+                "LatchkeyServer", "SoftAuthenticator", "WebAuthn", "CBOR",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/Counts"
+        ),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
         .testTarget(
             name: "WebAuthnTests",
