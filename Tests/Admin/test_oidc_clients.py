@@ -333,13 +333,13 @@ def test_the_profile_set_by_the_operator_and_the_username_by_the_person(any_serv
 
     # The person sets, changes and removes their own username; another's is taken whatever its case.
     def patch(body):
-        """PATCH /api/account, and the account GET /api/account then shows (PATCH answers the account as
-        sign-up and login do, without the username)."""
+        """PATCH /api/account, which answers the account as GET /api/account then shows it (the username,
+        email and groups included)."""
         status, answer = server.call("PATCH", "/api/account", body, token=grace_token)
         if status != 200:
             return status, answer
-        assert "username" not in answer and answer["id"] == grace, answer
-        return status, server.call("GET", "/api/account", token=grace_token)[1]
+        assert answer["id"] == grace and answer == server.call("GET", "/api/account", token=grace_token)[1], answer
+        return status, answer
 
     status, mine = patch({"username": "Grace.H"})
     assert status == 200 and mine["username"] == "grace.h" and mine["displayName"] == "Grace Hopper", mine

@@ -39,5 +39,8 @@ def test_rotating_the_secret_ends_the_clients_grants(provider):
     events = json.loads(provider.admin("audit", "--event", "oidc_client.secret_rotated", "--json").stdout)["events"]
     mine = [event for event in events if event["detail"].get("client") == client_id]
     assert len(mine) == 1 and mine[0]["detail"]["grantsRevoked"] == 1 and mine[0]["actor"] == "cli", mine
-    # A second rotation has nothing left to revoke.
+    # A second rotation ends the grant made since, and only it; then there is nothing left to revoke.
+    assert "1 grant revoked" in provider.admin("clients", "rotate-secret", client_id).stdout
+    assert provider.introspect(again["access_token"]) == {"active": False}
+    assert provider.introspect(other["access_token"])["active"] is True
     assert "0 grants revoked" in provider.admin("clients", "rotate-secret", client_id).stdout
