@@ -142,7 +142,7 @@ struct TokenController: Sendable {
         switch try await OAuthParameters.form(of: request, maxBytes: RequestBody.limit) {
         case .failure(.notAForm):
             throw APIError(.unsupportedContentType, "Send token=… as Content-Type: application/x-www-form-urlencoded (RFC 7662).")
-        case .failure(.malformed(let malformed)) where malformed.parameter == "token" && malformed.reason.hasSuffix("percent-encoded"):
+        case .failure(.malformed(let malformed)) where malformed.badlyEncoded == "token":
             throw APIError(.malformedTokenParameter, "The token parameter is not properly percent-encoded.")
         case .failure(.malformed(let malformed)):
             throw APIError(.malformedTokenParameter, "The form \(malformed.reason).")

@@ -17,11 +17,11 @@ struct OAuthParameters: Sendable, Equatable {
 
     subscript(_ name: String) -> String? { values[name] }
 
-    /// Why the text could not be read, as the end of a sentence; `parameter` names the parameter whose
-    /// value was wrong, when it was one value.
+    /// Why the text could not be read, as the end of a sentence; `badlyEncoded` names the parameter whose
+    /// value is not properly percent-encoded, when that was the fault.
     struct Malformed: Error, Sendable, Equatable {
         let reason: String
-        var parameter: String? = nil
+        var badlyEncoded: String? = nil
     }
 
     /// Why a request's body was not read as a form.
@@ -42,9 +42,9 @@ struct OAuthParameters: Sendable, Equatable {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = Self.decode(parts[0]), !name.isEmpty else { throw Malformed(reason: "has a parameter whose name is not properly encoded") }
             guard let value = parts.count == 2 ? Self.decode(parts[1]) : "" else {
-                throw Malformed(reason: "has a value of \(name) that is not properly percent-encoded", parameter: name)
+                throw Malformed(reason: "has a value of \(name) that is not properly percent-encoded", badlyEncoded: name)
             }
-            guard values[name] == nil else { throw Malformed(reason: "has the parameter \(name) more than once", parameter: name) }
+            guard values[name] == nil else { throw Malformed(reason: "has the parameter \(name) more than once") }
             if !value.isEmpty { values[name] = value }
         }
     }
