@@ -7,7 +7,9 @@
 // passkey in the background as it opens (`mediation: "conditional"` on create): the password manager may
 // save it without a dialog, or keep the request waiting, or refuse it — all quietly, the button stays. A
 // press of the button ends the background request first, so that the two never race for the
-// authenticator; the background request is made once per session and never again by itself.
+// authenticator; the background request is made once per session and never again by itself. (WebAuthn
+// lets a conditional create leave user presence unset; the server's registration still requires UP, so
+// such a passkey is refused, 401 user_not_present, quietly like any other refusal here.)
 
 import { api, ApiError } from "./api.js";
 import { say, warn, whileBusy } from "./ui.js";
