@@ -26,7 +26,7 @@ struct PageTests {
             // The script is ES modules that import one another by these paths: each one served, as
             // JavaScript (a module with another type is refused by the browser), under the same CSP.
             for module in ["/app.js", "/api.js", "/ui.js", "/webauthn.js", "/passkey-list.js", "/app-list.js", "/activity.js", "/recovery.js",
-                           "/email.js", "/device-approval.js", "/oidc.js", "/scopes.js"] {
+                           "/email.js", "/device-approval.js", "/oidc.js", "/scopes.js", "/restricted-passkey.js"] {
                 let script = try await api.send(.get, module)
                 #expect(script.status == .ok, "\(module)")
                 #expect(script.headers[.contentType] == "text/javascript; charset=utf-8", "\(module)")

@@ -203,7 +203,7 @@ public struct Latchkey: Sendable {
         if page {
             let pages = try PageController.load()
             pages.register(on: scope, prefix: trimmed)
-            ProviderIconController(providers: providers).register(on: scope)
+            ProviderIconController(providers: providers, store: store).register(on: scope)
             // OpenID Connect needs the page (its sign-in and consent views), at the domain's root.
             OIDCController(provider: oidc, sessions: sessions, configuration: configuration, page: pages.assets["/"])
                 .register(root: root, api: api, session: authentication(required: false))
