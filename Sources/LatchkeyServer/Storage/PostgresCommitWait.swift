@@ -1,6 +1,6 @@
 import Logging
 import NIOConcurrencyHelpers
-import PostgresNIO
+import PostgresKit
 
 /// Whether a unit of work on one PostgreSQL connection has a commit it has not yet seen end, and how to
 /// wait for it before the caller is told the work is done.
