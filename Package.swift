@@ -206,7 +206,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyCLITests",
-            dependencies: ["latchkey", "WebAuthn", "LatchkeyServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["latchkey", "WebAuthn", "LatchkeyServer", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(
             name: "EmbeddedAppTests",
