@@ -110,19 +110,21 @@ struct CeremonyService: Sendable {
     /// passkey is audited as coming from `origin`, in the same commit.
     /// With `recovery` (the caller is a restricted session), the passkey uses up its grant in the same
     /// commit, and ends the account's sessions as configured.
+    ///
+    /// Its span, `ceremony.registration`, is opened here and the ceremony run by a call with `traced: false`
+    /// and that `span`, which learns the ceremony's kind (`latchkey.ceremony`: registration or add-passkey)
+    /// once the challenge is open; off, the ceremony runs in this call itself (no frame more than before
+    /// there were spans).
     func verifyRegistration(
-        _ credential: RegistrationResponseJSON, sessionAccountId: String?, origin: AuditOrigin, recovery: RecoveryUse? = nil
+        _ credential: RegistrationResponseJSON, sessionAccountId: String?, origin: AuditOrigin, recovery: RecoveryUse? = nil,
+        traced: Bool = true, span: (any Tracing.Span)? = nil
     ) async throws -> RegistrationOutcome {
-        try await spans.span("ceremony.registration") { span in
-            try await registration(credential, sessionAccountId: sessionAccountId, origin: origin, recovery: recovery, span: span)
+        if traced, spans.isOn {
+            return try await spans.span("ceremony.registration") { span in
+                try await verifyRegistration(
+                    credential, sessionAccountId: sessionAccountId, origin: origin, recovery: recovery, traced: false, span: span)
+            }
         }
-    }
-
-    /// `verifyRegistration` inside its span (nil when tracing is off), which learns the ceremony's kind
-    /// (`latchkey.ceremony`: registration or add-passkey) once the challenge is open.
-    private func registration(
-        _ credential: RegistrationResponseJSON, sessionAccountId: String?, origin: AuditOrigin, recovery: RecoveryUse?, span: (any Tracing.Span)?
-    ) async throws -> RegistrationOutcome {
         let (challenge, clientOrigin) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .registration)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind != .login else {
             metrics.failed(.registration, reason: APIError.unknownChallenge.code)
@@ -141,16 +143,20 @@ struct CeremonyService: Sendable {
         if let aaguid = credential.claimedAAGUID { metadata = try await store.metadataEntry(aaguid: aaguid) }
         if let metadata { party.trustAnchors.add(derCertificates: metadata.rootCertificates, forAAGUID: metadata.aaguid) }
         let result: RegistrationResult
+        let verifier = RegistrationVerifier(relyingParty: party)
         do {
-            result = try await spans.span("webauthn.verify") { span in
-                span?.attributes["webauthn.ceremony"] = "registration"
-                do throws(WebAuthnError) {
-                    return try await RegistrationVerifier(relyingParty: party).verify(
-                        credential, expectedChallenge: challenge, allowedAlgorithms: Self.offeredAlgorithms)
-                } catch {
-                    span?.attributes["webauthn.rule"] = error.code
-                    throw error
+            if spans.isOn {
+                result = try await spans.span("webauthn.verify") { span in
+                    span?.attributes["webauthn.ceremony"] = "registration"
+                    do throws(WebAuthnError) {
+                        return try await verifier.verify(credential, expectedChallenge: challenge, allowedAlgorithms: Self.offeredAlgorithms)
+                    } catch {
+                        span?.attributes["webauthn.rule"] = error.code
+                        throw error
+                    }
                 }
+            } else {
+                result = try await verifier.verify(credential, expectedChallenge: challenge, allowedAlgorithms: Self.offeredAlgorithms)
             }
         } catch let error as WebAuthnError {
             metrics.failed(kind, reason: error.code)
@@ -308,15 +314,18 @@ struct CeremonyService: Sendable {
 
     /// Verifies a login response; the login, and a refusal when the response names a passkey Latchkey
     /// knows, are audited as coming from `origin`.
-    func verifyLogin(_ credential: AuthenticationResponseJSON, origin: AuditOrigin) async throws -> (token: SessionToken, account: AccountRecord) {
-        try await spans.span("ceremony.login") { span in
-            span?.attributes["latchkey.ceremony"] = "login"
-            return try await login(credential, origin: origin)
+    ///
+    /// Its span, `ceremony.login`, is opened here and the login run by a call with `traced: false`; off, the
+    /// login runs in this call itself (no frame more than before there were spans).
+    func verifyLogin(
+        _ credential: AuthenticationResponseJSON, origin: AuditOrigin, traced: Bool = true
+    ) async throws -> (token: SessionToken, account: AccountRecord) {
+        if traced, spans.isOn {
+            return try await spans.span("ceremony.login") { span in
+                span?.attributes["latchkey.ceremony"] = "login"
+                return try await verifyLogin(credential, origin: origin, traced: false)
+            }
         }
-    }
-
-    /// `verifyLogin` inside its span.
-    private func login(_ credential: AuthenticationResponseJSON, origin: AuditOrigin) async throws -> (token: SessionToken, account: AccountRecord) {
         let (challenge, _) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind == .login else { throw failed(APIError.unknownChallenge) }
         guard let credentialId = Base64URL.decode(credential.rawId), !credentialId.isEmpty else {

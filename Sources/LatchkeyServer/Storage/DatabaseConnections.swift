@@ -135,15 +135,17 @@ final class DatabaseConnections: Sendable {
     /// the body is left to fail on the closed connection. Closing alone is not enough: a query issued on
     /// a connection the server dropped at that very moment can wait for ever (seen with PostgreSQL
     /// stopped hard under load), and with it the request and the server's graceful shutdown.
-    func withConnection<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
-        try await spans.span("db.work") { span in
-            span?.attributes["db.system.name"] = flavor.systemName
-            return try await unitOfWork(body)
+    ///
+    /// Its span, `db.work`, is opened here and the work done by a call with `traced: false` (as a
+    /// PostgreSQL transaction's is, inside its own span): off, the unit of work runs in this call itself,
+    /// with no frame more than before there were spans.
+    func withConnection<R: Sendable>(traced: Bool = true, _ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        if traced, spans.isOn {
+            return try await spans.span("db.work") { span in
+                span?.attributes["db.system.name"] = flavor.systemName
+                return try await withConnection(traced: false, body)
+            }
         }
-    }
-
-    /// `withConnection` without its span (a transaction on PostgreSQL has its own).
-    private func unitOfWork<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         let borrowed = try await borrow()
         guard let timeout else {
             defer { borrowed.release() }
@@ -188,16 +190,16 @@ final class DatabaseConnections: Sendable {
     /// Runs `body` in a transaction on one connection: committed when it returns, rolled back when it throws.
     /// On SQLite, transactions that arrive together share one commit (`CommitGroup`): the span then covers
     /// the wait for the group's commit too.
-    func transaction<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
-        try await spans.span("db.transaction") { span in
-            span?.attributes["db.system.name"] = flavor.systemName
-            return try await unspannedTransaction(body)
+    /// Its span is `db.transaction`, opened as `withConnection`'s is.
+    func transaction<R: Sendable>(traced: Bool = true, _ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        if traced, spans.isOn {
+            return try await spans.span("db.transaction") { span in
+                span?.attributes["db.system.name"] = flavor.systemName
+                return try await transaction(traced: false, body)
+            }
         }
-    }
-
-    private func unspannedTransaction<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         if let commitGroup { return try await commitGroup.transaction(body) }
-        return try await unitOfWork { [flavor] database in
+        return try await withConnection(traced: false) { [flavor] database in
             try await database.run(StoreQuery(flavor == .sqlite ? SQL.beginImmediate : SQL.begin))
             do {
                 let result = try await body(database)
