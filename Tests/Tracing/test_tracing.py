@@ -16,11 +16,12 @@ import sys
 import tempfile
 import threading
 
+import pytest
 from soft_webauthn import SoftWebauthnDevice
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
 from latchkey_server import Server  # noqa: E402
-from processes import free_port, latchkey_binary  # noqa: E402
+from processes import PrivatePostgres, free_port, latchkey_binary  # noqa: E402
 from soft_webauthn_client import login_response, register  # noqa: E402
 
 SERVER_KIND = 2  # OTLP's SPAN_KIND_SERVER
@@ -204,6 +205,39 @@ def test_a_registration_and_a_login_arrive_as_linked_spans():
     options = [span for span in spans if span["name"] == "/api/login/options"]
     assert len(options) == 2 and all(not children(spans, span) for span in options)
     assert all(span["attributes"]["http.response.status_code"] == 200 for span in options)
+
+
+@pytest.mark.skipif(not PrivatePostgres.installed(), reason="PostgreSQL 15 is installed by scripts/provision")
+def test_on_postgresql_the_login_is_two_units_of_work_under_its_ceremony():
+    postgres = PrivatePostgres().up()
+    try:
+        with Receiver() as receiver:
+            server = Server(*FLAGS, database=postgres.url, env=tracing_env(receiver))
+            try:
+                device = SoftWebauthnDevice()
+                status, body = register(server, device, "Traced on PostgreSQL")
+                assert status == 201, body
+                status, credential = login_response(server, device)
+                assert status == 200, credential
+                status, body = server.call("POST", "/api/login/verify", {"credential": credential})
+                assert status == 200, body
+            finally:
+                server.stop()
+            spans = receiver.spans()
+    finally:
+        postgres.down()
+    assert spans and not any("password" in json.dumps(span).lower() for span in spans)
+    request = one(spans, name="/api/login/verify")
+    ceremony = one(children(spans, request), name="ceremony.login")
+    one(children(spans, ceremony), name="webauthn.verify")
+    # The credential with its account, then the one statement that marks, counts and opens the session.
+    units = [span for span in children(spans, ceremony) if span["name"] != "webauthn.verify"]
+    assert [span["name"] for span in units] == ["db.work", "db.work"]
+    assert all(span["attributes"]["db.system.name"] == "postgresql" and span["trace"] == request["trace"] for span in units)
+    # A registration's transaction is one span: its connection's unit of work has none of its own.
+    registration = one(children(spans, one(spans, name="/api/registration/verify")), name="ceremony.registration")
+    transaction = one(children(spans, registration), name="db.transaction")
+    assert transaction["attributes"]["db.system.name"] == "postgresql" and not children(spans, transaction)
 
 
 def test_a_refused_login_and_a_query_are_recorded_without_secrets():
