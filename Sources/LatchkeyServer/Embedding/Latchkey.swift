@@ -132,7 +132,9 @@ public struct Latchkey: Sendable {
 
     /// What an operator can do (the admin API, `latchkey admin`).
     var admin: AdminService {
-        AdminService(store: store, providers: providers, androidApps: configuration.androidApps, now: now, recovery: recovery)
+        AdminService(
+            store: store, providers: providers, androidApps: configuration.androidApps, now: now, recovery: recovery,
+            clientFacts: issuer?.clientFacts)
     }
 
     /// Recovery grants and their exchange.

@@ -45,6 +45,7 @@ struct PageController: Sendable {
             ("/email.js", "email", "js", "text/javascript; charset=utf-8"),
             ("/device-approval.js", "device-approval", "js", "text/javascript; charset=utf-8"),
             ("/oidc.js", "oidc", "js", "text/javascript; charset=utf-8"),
+            ("/scopes.js", "scopes", "js", "text/javascript; charset=utf-8"),
             ("/style.css", "style", "css", "text/css; charset=utf-8"),
         ]
         var assets: [String: Asset] = [:]

@@ -433,9 +433,8 @@ async function update(event) {
       if (usernameChanged()) body.username = typedUsername() === "" ? null : typedUsername();
       showUsernameError(null);
       const updated = await api("PATCH", "api/account", body);
-      // The answer is the account as sign-up and login give it; the username is as sent (already in the
-      // server's form: trimmed, lower case).
-      account = { ...account, ...updated, ...("username" in body ? { username: body.username } : {}) };
+      // The answer is the account as GET api/account gives it (the username in the server's form).
+      account = { ...account, ...updated };
       $("display-name").value = account.displayName;
       $("username").value = account.username ?? "";
       $("signed-in-as").textContent = account.displayName;
