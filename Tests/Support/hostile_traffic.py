@@ -8,6 +8,7 @@ Standard library only, except soft-webauthn to register the account the bodies s
 import collections
 import http.client
 import json
+import multiprocessing
 import pathlib
 import random
 import socket
@@ -454,13 +455,17 @@ def hostile_tokens(rng: random.Random, real: str):
     ])
 
 
-def run(server, count, seed, connections=4, raw_share=0.02, keep=None, progress=None, introspection_secret=None):
+def run(server, count, seed, connections=4, raw_share=0.02, keep=None, progress=None, introspection_secret=None, workers=1):
     """Sends `count` hostile requests to `server` (a latchkey_server.Server): JSON bodies on the routes
     that read one, plain requests on every other route, and a `raw_share` of raw-socket abuse; with
     `introspection_secret` (a server with --access-tokens and that secret) also hostile tokens to
     `POST /api/introspect`. Returns a summary: statuses, the requests that got a 5xx, whether the server
-    is alive and still serves the account, and its RSS after the set-up and at the end."""
-    rng = random.Random(seed)
+    is alive and still serves the account, and its RSS after the set-up and at the end.
+
+    `workers` > 1 shares the requests among that many processes (request n goes to worker n % workers,
+    each with its own generator seeded from `seed` and its number, and its own `connections`), so that
+    the client's Python and the server work at the same time on a machine's cores: one process spends as
+    long making a request as the debug server does answering it."""
     token, passkey_id, templates = set_up(server)
     real_token = None
     if introspection_secret:
@@ -468,24 +473,72 @@ def run(server, count, seed, connections=4, raw_share=0.02, keep=None, progress=
         if status != 200:
             raise SystemExit(f"hostile traffic: POST /api/token failed: {status} {answer}")
         real_token = answer["access_token"]
-    generators = Generators(rng, templates)
+    job = {"port": server.port, "pid": server.process.pid, "token": token, "passkey_id": passkey_id, "templates": templates,
+           "real_token": real_token, "introspection_secret": introspection_secret, "count": count, "seed": seed,
+           "connections": connections, "raw_share": raw_share, "keep": keep, "workers": workers}
+    rss_start = rss_kib(server.process.pid)
+    started = time.monotonic()
+    if workers == 1:
+        parts = [_send_share(job, 0, progress)]
+    else:
+        context = multiprocessing.get_context("fork")
+        with context.Pool(workers) as pool:
+            # A callable does not cross to another process: the workers print their progress themselves.
+            waiting = [pool.apply_async(_send_share, (job, index, progress is not None)) for index in range(workers)]
+            parts = [result.get() for result in waiting]
+    statuses = collections.Counter()
+    by_kind = collections.defaultdict(collections.Counter)
+    failures = []
+    for part in parts:
+        statuses.update(part["statuses"])
+        for kind, answers in part["by_kind"].items():
+            by_kind[kind].update(answers)
+        failures.extend(part["failures"])
+    alive = server.process.poll() is None
+    if not alive:
+        failures.append(f"the server died (exit {server.process.returncode})")
+    serving = False
+    if alive:
+        health, _ = server.call("GET", "/healthz")
+        status, answer = server.call("GET", "/api/account", token=token)
+        serving = health == 200 and status == 200
+        if not serving:
+            failures.append(f"at the end /healthz answered {health} and the account {status} {answer}")
+    time.sleep(1)
+    return {
+        "sent": sum(statuses.values()), "statuses": dict(statuses), "by_kind": {k: dict(v) for k, v in by_kind.items()},
+        "failures": failures, "alive": alive, "serving": serving, "seconds": time.monotonic() - started,
+        "rss_start_kib": rss_start, "rss_end_kib": rss_kib(server.process.pid) if alive else -1,
+    }
+
+
+def _send_share(job, index, progress):
+    """Worker `index`'s share of `run`'s requests (every n with n % workers == index); its statuses, kinds and
+    failures. Runs in the calling process when there is one worker, else in a forked one. `progress`: a
+    function of a line, True to print the lines, or None/False."""
+    if progress is True:
+        progress = lambda line: print(line, flush=True)  # noqa: E731
+    workers, count, connections, raw_share, keep = job["workers"], job["count"], job["connections"], job["raw_share"], job["keep"]
+    token, passkey_id, real_token, introspection_secret = job["token"], job["passkey_id"], job["real_token"], job["introspection_secret"]
+    rng = random.Random(job["seed"] if workers == 1 else f"{job['seed']}-{index}")
+    generators = Generators(rng, job["templates"])
     abuse = RawAbuse(rng, token)
     body_routes = [("POST", "/api/registration/options"), ("POST", "/api/registration/verify"), ("POST", "/api/login/verify"),
                    ("PATCH", "/api/account"), ("PATCH", f"/api/account/passkeys/{passkey_id}")]
     odd_routes = [("PUT", "/api/account"), ("POST", "/api/account"), ("PATCH", "/api/account/passkeys/AAAA"),
                   ("PATCH", "/api/account/passkeys/" + "A" * 2000), ("POST", "//api/login/verify"), ("POST", "/api/registration/verify/")]
-    pool = Connections(server.port, connections)
+    port, pid = job["port"], job["pid"]
+    pool = Connections(port, connections)
     statuses = collections.Counter()
     by_kind = collections.defaultdict(collections.Counter)
     failures = []
-    rss_start = rss_kib(server.process.pid)
     started = time.monotonic()
-    for n in range(1, count + 1):
+    for n in range(index + 1, count + 1, workers):
         roll = rng.random()
         if roll < raw_share:
             kind, data = abuse.request()
             try:
-                answers, _ = send_raw(server.port, data)
+                answers, _ = send_raw(port, data)
             except OSError:
                 answers = []
             key = ",".join(str(a) for a in answers) or "closed"
@@ -530,23 +583,13 @@ def run(server, count, seed, connections=4, raw_share=0.02, keep=None, progress=
             failures.append(f"#{n} {method} {path} ({kind}, {len(body or b'')} bytes) -> {status}")
             if keep:
                 (pathlib.Path(keep) / f"{n:06d}-{status}-{kind}.body").write_bytes(body or b"")
-        if n % 10000 == 0:
-            if server.process.poll() is not None:
-                failures.append(f"the server died before request #{n} (exit {server.process.returncode})")
+        if (n - index - 1) // workers % 10000 == 9999:
+            if not pathlib.Path(f"/proc/{pid}").exists():
+                failures.append(f"the server died before request #{n}")
                 break
             if progress:
-                progress(f"  {n} sent, {len(failures)} failures, {time.monotonic() - started:.0f} s, RSS {rss_kib(server.process.pid) // 1024} MiB")
-    alive = server.process.poll() is None
-    serving = False
-    if alive:
-        health, _ = server.call("GET", "/healthz")
-        status, answer = server.call("GET", "/api/account", token=token)
-        serving = health == 200 and status == 200
-        if not serving:
-            failures.append(f"at the end /healthz answered {health} and the account {status} {answer}")
-    time.sleep(1)
-    return {
-        "sent": sum(statuses.values()), "statuses": dict(statuses), "by_kind": {k: dict(v) for k, v in by_kind.items()},
-        "failures": failures, "alive": alive, "serving": serving, "seconds": time.monotonic() - started,
-        "rss_start_kib": rss_start, "rss_end_kib": rss_kib(server.process.pid) if alive else -1,
-    }
+                progress(f"  worker {index}: {(n - index - 1) // workers + 1} sent, {len(failures)} failures, "
+                         f"{time.monotonic() - started:.0f} s, RSS {rss_kib(pid) // 1024} MiB")
+    for number in range(connections):
+        pool.close(number)
+    return {"statuses": dict(statuses), "by_kind": {k: dict(v) for k, v in by_kind.items()}, "failures": failures}

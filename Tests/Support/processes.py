@@ -213,6 +213,21 @@ class PrivatePostgres:
             check=True, capture_output=True, text=True, env=self.environment()).stdout
         return [line.split("\t") for line in output.splitlines() if line]
 
+    def restore(self, sql, database=None):
+        """Runs the SQL text `sql` (a plain `pg_dump`, say) through psql on its standard input, stopping at
+        the first error."""
+        subprocess.run(
+            [*self.run_as, f"{PG_BIN}/psql", "-w", "-q", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+             "-d", database or self.database, "-v", "ON_ERROR_STOP=1", "-f", "-"],
+            input=sql, check=True, capture_output=True, text=True, env=self.environment())
+
+    def dump(self, database=None):
+        """The database as plain SQL (`pg_dump`, without owners or privileges, so it restores anywhere)."""
+        return subprocess.run(
+            [*self.run_as, f"{PG_BIN}/pg_dump", "-w", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres",
+             "--no-owner", "--no-privileges", database or self.database],
+            check=True, capture_output=True, text=True, env=self.environment()).stdout
+
     def __enter__(self):
         return self.up()
 

@@ -2,13 +2,15 @@
 and its software authenticator (one credential store file per passkey), and signed in again after an
 upgrade. Standard library only.
 
-As a script it makes the committed SQLite fixture with the previous release's binary:
+As a script it makes the committed fixtures with the previous release's binary:
 
     python3 Tests/Upgrade/accounts.py OLD_LATCHKEY Tests/Upgrade/fixtures
+    python3 Tests/Upgrade/accounts.py --postgres OLD_LATCHKEY Tests/Upgrade/fixtures/postgres
 
-which starts OLD_LATCHKEY serve on a new fixtures/latchkey-v9.sqlite (its key file fixtures/latchkey.key made
-on that first start), registers ACCOUNTS through it, stops it, and leaves the database checkpointed into one
-file. Tests/Upgrade/fixtures/README.md says which binary made the committed one.
+The first starts OLD_LATCHKEY serve on a new fixtures/latchkey-v9.sqlite (its key file fixtures/latchkey.key
+made on that first start), registers ACCOUNTS through it, stops it, and leaves the database checkpointed into
+one file. The second does the same on a private PostgreSQL 15 and keeps its `pg_dump` as latchkey-v9.sql.
+Tests/Upgrade/fixtures/README.md says which binary made the committed ones.
 """
 import json
 import os
@@ -92,8 +94,38 @@ def make_fixture(binary, directory):
     leftovers = [path.name for path in directory.glob("latchkey-v9.sqlite-*")]
     assert not leftovers, leftovers
 
+def make_postgres_fixture(binary, directory):
+    """ACCOUNTS registered by `binary` on a private PostgreSQL, kept as `directory`/latchkey-v9.sql (a plain
+    pg_dump) with the key file and the passkeys' stores beside it."""
+    from processes import PrivatePostgres
+    directory = pathlib.Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    for stale in [directory / "latchkey-v9.sql", directory / "latchkey.key", *(directory / store for _, passkeys in ACCOUNTS for _, store, _ in passkeys)]:
+        stale.unlink(missing_ok=True)
+    port = free_port()
+    with PrivatePostgres() as postgres:
+        with open(directory / "make.log", "w") as log:
+            server = start_latchkey(port, binary=binary, database=postgres.url, key_file=directory / "latchkey.key",
+                                    stdout=log, stderr=log)
+            try:
+                wait_until(lambda: healthy(port) or server.poll() is not None, 30, "the old latchkey serve answering")
+                register_all(binary, f"http://localhost:{port}", directory)
+            finally:
+                server.terminate()
+                server.wait(timeout=30)
+        (directory / "make.log").unlink()
+        print("schema version", postgres.query("SELECT max(version) FROM schema_migrations")[0][0],
+              "accounts", postgres.query("SELECT count(*) FROM accounts")[0][0],
+              "passkeys", postgres.query("SELECT count(*) FROM credentials")[0][0])
+        (directory / "latchkey-v9.sql").write_text(postgres.dump())
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        print("usage: accounts.py OLD_LATCHKEY FIXTURE_DIRECTORY", file=sys.stderr)
+    arguments = sys.argv[1:]
+    postgres = arguments[:1] == ["--postgres"]
+    if postgres:
+        arguments = arguments[1:]
+    if len(arguments) != 2:
+        print("usage: accounts.py [--postgres] OLD_LATCHKEY FIXTURE_DIRECTORY", file=sys.stderr)
         sys.exit(2)
-    make_fixture(sys.argv[1], sys.argv[2])
+    (make_postgres_fixture if postgres else make_fixture)(*arguments)

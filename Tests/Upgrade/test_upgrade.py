@@ -3,10 +3,9 @@ changes nothing, the current `latchkey serve` migrates the database at start, an
 release still sign in with their passkeys.
 
 - SQLite: from the committed fixture (`fixtures/`, schema 9, made by commit 98b3aaf's release; README there).
-- PostgreSQL: the previous release itself (LATCHKEY_OLD_BIN; `scripts/test upgrade-build` builds commit
-  98b3aaf) makes schema 9 and its keys on a private PostgreSQL and registers the same accounts there, then
-  the current binary takes over. Skipped, saying so, when LATCHKEY_OLD_BIN is unset; `scripts/test upgrade`
-  always sets it.
+- PostgreSQL: from the committed `pg_dump` of a database the same release made and registered the same
+  accounts on (`fixtures/postgres/`), restored into a private PostgreSQL 15; then the current binary takes
+  over. (Until it was committed, every run built that release from source: 200 s of CI for one database.)
 """
 import json
 import os
@@ -23,7 +22,7 @@ import pytest
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "Support"))
 sys.path.insert(0, str(HERE))
-from accounts import ACCOUNTS, CREDO, register_all, sign_in  # noqa: E402
+from accounts import ACCOUNTS, CREDO, sign_in  # noqa: E402
 from latchkey_server import Server  # noqa: E402
 from processes import PrivatePostgres, free_port, latchkey_binary  # noqa: E402
 
@@ -139,22 +138,21 @@ def test_a_database_from_a_newer_latchkey_is_refused_by_serve_and_migrate_with_o
     assert sqlite_versions(database)[-1] == newer
 
 
-def old_binary():
-    path = os.environ.get("LATCHKEY_OLD_BIN")
-    if not path:
-        pytest.skip("LATCHKEY_OLD_BIN is not set: no previous release to make schema 9 on PostgreSQL with "
-                    "(scripts/test upgrade-build builds commit 98b3aaf; scripts/test upgrade sets it)")
-    assert os.access(path, os.X_OK), f"LATCHKEY_OLD_BIN={path} is not an executable"
-    return path
+def copy_postgres_fixture(directory):
+    """The PostgreSQL fixture's dump (text), key file and passkey stores (copied into `directory`, 0600)."""
+    source = FIXTURES / "postgres"
+    for name in ["latchkey.key", *STORES]:
+        private_copy(source / name, directory / name)
+    return (source / "latchkey-v9.sql").read_text(), directory / "latchkey.key"
 
 
 @pytest.mark.skipif(not PrivatePostgres.installed(), reason="PostgreSQL 15 is not installed (scripts/provision installs it)")
 def test_postgres_made_by_the_previous_release_dry_run_then_serve_migrates_and_passkeys_sign_in(tmp_path):
-    old = old_binary()
-    key = tmp_path / "latchkey.key"
+    dump, key = copy_postgres_fixture(tmp_path)
     with PrivatePostgres() as postgres:
-        with Server(database=postgres.url, env={"LATCHKEY_KEY_FILE": str(key)}, binary=old) as server:
-            ids = register_all(old, server.url, tmp_path)
+        postgres.restore(dump)
+        ids = {name: id_ for id_, name in postgres.query("SELECT id, display_name FROM accounts")}
+        assert sorted(ids) == sorted(name for name, _ in ACCOUNTS)
         versions = [int(row[0]) for row in postgres.query("SELECT version FROM schema_migrations ORDER BY version")]
         assert versions == list(range(1, FIXTURE_VERSION + 1))
 
