@@ -487,8 +487,9 @@ enum Migrations {
             summary: "Admin account search through indexes: name trigrams (SQLite FTS5, PostgreSQL pg_trgm when available), passkeys by AAGUID and by last use."
         ) { flavor in
             let common = [
-                "CREATE INDEX credentials_by_aaguid ON credentials (aaguid)",
-                "CREATE INDEX credentials_by_last_use ON credentials (last_used_at)",
+                // With the account's id: the accounts a filter names are read from the index alone.
+                "CREATE INDEX credentials_by_aaguid ON credentials (aaguid, account_id)",
+                "CREATE INDEX credentials_by_last_use ON credentials (last_used_at, account_id)",
             ]
             guard flavor == .sqlite else {
                 return common + [
