@@ -16,11 +16,13 @@ extension SQL {
     /// the whole id, or in the display name or a passkey's name ($4, a LIKE pattern, lower case); holding a
     /// passkey with AAGUID $5 when $6 = 1; when $10 = 1, last login (any passkey's) at or after $7 and
     /// before $8 (milliseconds; never signed in counts as 0). The same conditions however the accounts are
-    /// found (`Store.searchAccounts`): an index only chooses which accounts are looked at.
+    /// found (`Store.searchAccounts`): an index only chooses which accounts are looked at. A passkey's name
+    /// is counted among the account's passkeys, not tested with EXISTS: PostgreSQL would turn an EXISTS
+    /// under OR into a hash of every passkey matching the text (a million for a common one) built first.
     private static let searchConditions = """
         a.id > $1
           AND ($3 = '' OR a.id = $3 OR lower(a.display_name) LIKE $4 ESCAPE '\\'
-               OR EXISTS (SELECT 1 FROM credentials c WHERE c.account_id = a.id AND lower(c.name) LIKE $4 ESCAPE '\\'))
+               OR (SELECT count(*) FROM credentials c WHERE c.account_id = a.id AND lower(c.name) LIKE $4 ESCAPE '\\') > 0)
           AND ($6 = 0 OR EXISTS (SELECT 1 FROM credentials c WHERE c.account_id = a.id AND c.aaguid = $5))
           AND ($10 = 0 OR (SELECT coalesce(max(c.last_used_at), 0) >= $7 AND coalesce(max(c.last_used_at), 0) < $8
                            FROM credentials c WHERE c.account_id = a.id))
@@ -33,13 +35,16 @@ extension SQL {
         ORDER BY a.id LIMIT $2
         """)
     /// The same among the accounts `candidates` (a query of their ids, from an index) names: only those
-    /// are read, sorted, and the first $2 summarized. SQLite: `CROSS JOIN` keeps the candidates the outer loop,
-    /// or its planner may walk every account in id order to save the sort.
-    private static func searchAmong(_ candidates: String) -> StoreStatement {
-        StoreStatement("""
+    /// are read, sorted, and the first $2 summarized. The candidates must be the outer loop, or a planner
+    /// may walk every account in id order to save the sort (both did): SQLite's `CROSS JOIN` keeps its
+    /// order, PostgreSQL's `LATERAL` with `OFFSET 0` (which it cannot flatten) is read once per candidate.
+    private static func searchAmong(_ candidates: String, _ flavor: SQLFlavor) -> StoreStatement {
+        let join = flavor == .sqlite
+            ? "CROSS JOIN accounts a WHERE a.id = k.id AND"
+            : "CROSS JOIN LATERAL (SELECT * FROM accounts a WHERE a.id = k.id OFFSET 0) a WHERE"
+        return StoreStatement("""
             SELECT \(accountSummaryColumns(now: "$9")) FROM accounts a WHERE a.id IN (
-                SELECT a.id FROM (\(candidates)) k CROSS JOIN accounts a
-                WHERE a.id = k.id AND \(searchConditions)
+                SELECT a.id FROM (\(candidates)) k \(join) \(searchConditions)
                 ORDER BY a.id LIMIT $2)
             ORDER BY a.id
             """)
@@ -58,12 +63,15 @@ extension SQL {
         UNION SELECT account_id FROM credentials WHERE lower(name) LIKE $4 ESCAPE '\\'
         UNION SELECT $3
         """
-    static let searchAccountsByTextSQLite = searchAmong(sqliteTextCandidates)
-    static let searchAccountsByTextPostgres = searchAmong(postgresTextCandidates)
-    static let searchAccountsByAAGUID = searchAmong("SELECT DISTINCT account_id AS id FROM credentials WHERE aaguid = $5")
+    static let searchAccountsByTextSQLite = searchAmong(sqliteTextCandidates, .sqlite)
+    static let searchAccountsByTextPostgres = searchAmong(postgresTextCandidates, .postgres)
+    private static let aaguidCandidates = "SELECT DISTINCT account_id AS id FROM credentials WHERE aaguid = $5"
+    static let searchAccountsByAAGUID = [SQLFlavor.sqlite: searchAmong(aaguidCandidates, .sqlite), .postgres: searchAmong(aaguidCandidates, .postgres)]
     /// Only for a range that starts after the epoch: an account never signed in has no passkey in it.
-    static let searchAccountsByLastLogin = searchAmong(
-        "SELECT DISTINCT account_id AS id FROM credentials WHERE last_used_at >= $7 AND last_used_at < $8")
+    private static let lastLoginCandidates = "SELECT DISTINCT account_id AS id FROM credentials WHERE last_used_at >= $7 AND last_used_at < $8"
+    static let searchAccountsByLastLogin = [
+        SQLFlavor.sqlite: searchAmong(lastLoginCandidates, .sqlite), .postgres: searchAmong(lastLoginCandidates, .postgres),
+    ]
 
     // How many rows an index would give, counted up to $2: the search takes the index whose count stays
     // under its limit, the smallest, or else reads the accounts in id order (`Store.searchAccounts`).

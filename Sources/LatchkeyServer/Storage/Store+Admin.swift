@@ -69,12 +69,12 @@ extension Store {
             }
             if let aaguid = search.aaguid {
                 let rows = try await count(StoreQuery(SQL.countAAGUID, .blob(aaguid), limit))
-                choices.append((rows, StoreQuery(SQL.searchAccountsByAAGUID, values: values)))
+                choices.append((rows, StoreQuery(SQL.searchAccountsByAAGUID[flavor] ?? SQL.searchAccounts, values: values)))
             }
             // Never signed in counts as 0: only a range that starts after it leaves those accounts out.
             if from > 0 {
                 let rows = try await count(StoreQuery(SQL.countLastUse, .integer(from), limit, .integer(before)))
-                choices.append((rows, StoreQuery(SQL.searchAccountsByLastLogin, values: values)))
+                choices.append((rows, StoreQuery(SQL.searchAccountsByLastLogin[flavor] ?? SQL.searchAccounts, values: values)))
             }
             let query = choices.filter { $0.rows < Self.searchIndexLimit }.min { $0.rows < $1.rows }?.query
                 ?? StoreQuery(SQL.searchAccounts, values: values)
