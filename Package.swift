@@ -53,6 +53,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        // Tracing (README "Operating it"): spans through swift-distributed-tracing's API, exported by swift-otel
+        // when the OTEL_* variables turn it on. OTLP over HTTP only: the default traits add OTLP/gRPC, whose
+        // grpc-swift packages cost minutes more of every clean build (CI's included) for a transport we don't offer.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
         // `swift package generate-documentation` for the DocC catalogs (Sources/*/*.docc); scripts/test checks them.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -114,6 +119,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             resources: [.copy("Public"), .copy("ProviderData")]
         ),
@@ -137,6 +143,10 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // `serve`'s exporter only: embedders bootstrap their own tracer, and LatchkeyServer needs the API alone.
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // An application that embeds Latchkey (README: "Add passkeys to a Hummingbird app").
@@ -206,7 +216,8 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyCLITests",
-            dependencies: ["latchkey", "WebAuthn", "LatchkeyServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["latchkey", "WebAuthn", "LatchkeyServer", .product(name: "Logging", package: "swift-log"),
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(
             name: "EmbeddedAppTests",

@@ -5,6 +5,7 @@ import Logging
 import Metrics
 import NIOCore
 import Prometheus
+import ServiceLifecycle
 import UnixSignals
 
 /// A running Latchkey: the database (migrated), the services, and the Hummingbird application that
@@ -17,13 +18,20 @@ public struct LatchkeyApplication: Sendable {
 /// `latchkey serve`'s application: Latchkey mounted at the root with the page, plus liveness, metrics and
 /// the API document. Dependencies are passed in; nothing is global. `onListening` is called with the
 /// address the server listens on once it does (with port 0, the port the kernel chose); `onAdminListening`
-/// the same for the admin API's own address (`--admin-listen`).
+/// the same for the admin API's own address (`--admin-listen`). `telemetry`: services started before every
+/// other and stopped after them (`latchkey serve`'s span exporter, so that the last requests' spans are
+/// sent before the process ends).
+///
+/// With a tracer bootstrapped (`InstrumentationSystem`) before the call, every request has a span
+/// (`RequestSpanMiddleware`), and so do its ceremony, verification and units of work (`Spans`).
 public func buildApplication(
     configuration: ServerConfiguration, logger: Logger = Logger(label: "latchkey"),
     now: @escaping @Sendable () -> Date = { Date() },
+    telemetry: [any Service] = [],
     onListening: @escaping @Sendable (SocketAddress?) async -> Void = { _ in },
     onAdminListening: @escaping @Sendable (SocketAddress?) async -> Void = { _ in }
 ) async throws -> LatchkeyApplication {
+    let tracing = Spans().isOn
     let loops = ServerEventLoops.group(threads: configuration.eventLoopThreads)
     // HTTPS (--tls-cert): the files are read before anything else opens, so a mistake in them is one
     // sentence at start-up; SIGHUP reads them again (the handler is installed here, before the server
@@ -31,6 +39,8 @@ public func buildApplication(
     let certificate = try ServerCertificate(configuration)
     let latchkey = try await Latchkey.open(configuration: configuration, logger: logger, now: now, eventLoopGroup: loops)
     let router = Router(context: APIRequestContext.self)
+    // The request's span encloses everything else, the error answers and the log line included.
+    if tracing { router.add(middleware: RequestSpanMiddleware()) }
     // Over TLS every response carries HSTS, the error middleware's answers included.
     if certificate != nil { router.add(middleware: StrictTransportSecurityMiddleware()) }
     // Unknown paths and methods get the API's JSON errors too.
@@ -40,7 +50,8 @@ public func buildApplication(
     try latchkey.mount(on: router, at: "", page: true, answeringErrors: false)
     // The admin API: beside the rest, or with --admin-listen on its own address only (an interface the
     // public cannot reach), as an application of its own that runs beside the main one.
-    var services = latchkey.services
+    // Stopped in reverse order: the exporter last, after the server and the services that use the database.
+    var services = telemetry + latchkey.services
     if let certificate {
         let loaded = certificate.loaded
         logger.info("TLS certificate loaded", metadata: [
@@ -53,6 +64,7 @@ public func buildApplication(
     var adminRoutes: [String] = []
     if let (host, port) = configuration.adminAddress {
         let adminRouter = Router(context: APIRequestContext.self)
+        if tracing { adminRouter.add(middleware: RequestSpanMiddleware()) }
         if certificate != nil { adminRouter.add(middleware: StrictTransportSecurityMiddleware()) }
         adminRouter.add(middleware: ErrorAndLogMiddleware())
         latchkey.mountAdmin(on: adminRouter)

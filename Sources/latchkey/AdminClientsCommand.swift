@@ -41,7 +41,7 @@ extension AdminCommand {
             }
         }
 
-        struct Add: AsyncParsableCommand {
+        struct Add: AdminSubcommand {
             static let configuration = CommandConfiguration(
                 abstract: "Register a client; a confidential client's secret is printed once (only its SHA-256 is stored).")
             @Argument(help: "Its name, as the consent screen shows it (1 to 100 characters).") var name: String
@@ -51,37 +51,37 @@ extension AdminCommand {
             @Option(help: "Its client_id (3 to 64 of A-Z a-z 0-9 . _ -); default: 22 random characters.") var id: String?
             @OptionGroup var database: Database
 
-            func run() async throws {
+            func answer(_ console: AdminConsole) async throws -> String {
                 var given = settings.settings()
                 given.name = name
                 given.isPublic = `public`
                 given.firstParty = firstParty
-                try await database.run { try await $0.addClient(id: id, given, json: settings.json) }
+                return try await console.addClient(id: id, given, json: settings.json)
             }
         }
 
-        struct List: AsyncParsableCommand {
+        struct List: AdminSubcommand {
             static let configuration = CommandConfiguration(abstract: "Every client (never their secrets).")
             @OptionGroup var database: Database
             @Flag(help: "Print JSON instead of a table.") var json = false
 
-            func run() async throws {
-                try await database.run { try await $0.clients(json: json) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.clients(json: json)
             }
         }
 
-        struct Show: AsyncParsableCommand {
+        struct Show: AdminSubcommand {
             static let configuration = CommandConfiguration(abstract: "One client's settings.")
             @Argument(help: "The client id.") var client: String
             @OptionGroup var database: Database
             @Flag(help: "Print JSON instead of text.") var json = false
 
-            func run() async throws {
-                try await database.run { try await $0.showClient(id: client, json: json) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.showClient(id: client, json: json)
             }
         }
 
-        struct Update: AsyncParsableCommand {
+        struct Update: AdminSubcommand {
             static let configuration = CommandConfiguration(
                 abstract: "Change a client: what is given replaces what it had (--redirect-uri replaces every redirect URI).")
             @Argument(help: "The client id.") var client: String
@@ -105,37 +105,37 @@ extension AdminCommand {
                 }
             }
 
-            func run() async throws {
+            func answer(_ console: AdminConsole) async throws -> String {
                 var given = settings.settings()
                 given.name = name
                 given.clearPostLogoutURIs = noPostLogoutURIs
                 given.clearAllowedGroups = noAllowedGroups
                 given.firstParty = firstParty
                 given.isPublic = `public` ? true : confidential ? false : nil
-                try await database.run { try await $0.updateClient(id: client, given, json: settings.json) }
+                return try await console.updateClient(id: client, given, json: settings.json)
             }
         }
 
-        struct RotateSecret: AsyncParsableCommand {
+        struct RotateSecret: AdminSubcommand {
             static let configuration = CommandConfiguration(
                 commandName: "rotate-secret", abstract: "Give a confidential client a new secret, printed once; the old one stops working.")
             @Argument(help: "The client id.") var client: String
             @OptionGroup var database: Database
             @Flag(help: "Print JSON instead of text.") var json = false
 
-            func run() async throws {
-                try await database.run { try await $0.rotateClientSecret(id: client, json: json) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.rotateClientSecret(id: client, json: json)
             }
         }
 
-        struct Remove: AsyncParsableCommand {
+        struct Remove: AdminSubcommand {
             static let configuration = CommandConfiguration(
                 abstract: "Remove a client with the consents and grants people gave it (its tokens stop working).")
             @Argument(help: "The client id.") var client: String
             @OptionGroup var database: Database
 
-            func run() async throws {
-                try await database.run { try await $0.removeClient(id: client) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.removeClient(id: client)
             }
         }
     }

@@ -89,22 +89,20 @@ struct AdminCommand: AsyncParsableCommand {
             abstract: "Find, show, disable, enable and delete accounts; set what apps may learn about a person.",
             subcommands: [List.self, Search.self, Show.self, SetProfile.self, Disable.self, Enable.self, Delete.self])
 
-        struct List: AsyncParsableCommand {
+        struct List: AdminSubcommand {
             static let configuration = CommandConfiguration(abstract: "Every account, in id order.")
             @OptionGroup var database: Database
             @OptionGroup var page: Page
             @Option(help: "Start after this account id (the 'More:' line of the previous page).")
             var after = ""
 
-            func run() async throws {
-                try await database.run {
-                    try await $0.searchAccounts(
-                        text: "", provider: nil, lastLoginFrom: nil, lastLoginBefore: nil, after: after, limit: page.limit, json: page.json)
-                }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.searchAccounts(
+                    text: "", provider: nil, lastLoginFrom: nil, lastLoginBefore: nil, after: after, limit: page.limit, json: page.json)
             }
         }
 
-        struct Search: AsyncParsableCommand {
+        struct Search: AdminSubcommand {
             static let configuration = CommandConfiguration(
                 abstract: "Accounts by id, display name or passkey name, provider, last login.")
             @Argument(help: "The whole account id, or text in the display name or a passkey's name (any case); empty: any.")
@@ -120,27 +118,25 @@ struct AdminCommand: AsyncParsableCommand {
             @OptionGroup var database: Database
             @OptionGroup var page: Page
 
-            func run() async throws {
-                try await database.run {
-                    try await $0.searchAccounts(
-                        text: text, provider: provider, lastLoginFrom: lastLoginFrom, lastLoginBefore: lastLoginBefore, after: after,
-                        limit: page.limit, json: page.json)
-                }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.searchAccounts(
+                    text: text, provider: provider, lastLoginFrom: lastLoginFrom, lastLoginBefore: lastLoginBefore, after: after,
+                    limit: page.limit, json: page.json)
             }
         }
 
-        struct Show: AsyncParsableCommand {
+        struct Show: AdminSubcommand {
             static let configuration = CommandConfiguration(abstract: "One account with its passkeys and live sessions.")
             @Argument(help: "The account id.") var account: String
             @OptionGroup var database: Database
             @Flag(help: "Print JSON instead of text.") var json = false
 
-            func run() async throws {
-                try await database.run { try await $0.showAccount(id: account, json: json) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.showAccount(id: account, json: json)
             }
         }
 
-        struct SetProfile: AsyncParsableCommand {
+        struct SetProfile: AdminSubcommand {
             static let configuration = CommandConfiguration(
                 commandName: "set",
                 abstract: "Set what apps signing people in with OpenID Connect learn: username, email (and whether it is verified), groups.")
@@ -163,7 +159,7 @@ struct AdminCommand: AsyncParsableCommand {
                 guard !(noGroups && !groups.isEmpty) else { throw ValidationError("--group and --no-groups exclude each other.") }
             }
 
-            func run() async throws {
+            func answer(_ console: AdminConsole) async throws -> String {
                 var settings = AdminConsole.ProfileSettings()
                 settings.username = username
                 settings.removeUsername = noUsername
@@ -172,41 +168,41 @@ struct AdminCommand: AsyncParsableCommand {
                 settings.emailVerified = emailVerified
                 settings.groups = groups
                 settings.removeGroups = noGroups
-                try await database.run { try await $0.setProfile(accountId: account, settings, json: json) }
+                return try await console.setProfile(accountId: account, settings, json: json)
             }
         }
 
-        struct Disable: AsyncParsableCommand {
+        struct Disable: AdminSubcommand {
             static let configuration = CommandConfiguration(
                 abstract: "Disable an account: its sessions end and its logins are refused (403 account_disabled) until enabled.")
             @Argument(help: "The account id.") var account: String
             @OptionGroup var database: Database
             @Flag(help: "Print JSON instead of text.") var json = false
 
-            func run() async throws {
-                try await database.run { try await $0.disable(accountId: account, json: json) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.disable(accountId: account, json: json)
             }
         }
 
-        struct Enable: AsyncParsableCommand {
+        struct Enable: AdminSubcommand {
             static let configuration = CommandConfiguration(abstract: "Enable a disabled account again.")
             @Argument(help: "The account id.") var account: String
             @OptionGroup var database: Database
             @Flag(help: "Print JSON instead of text.") var json = false
 
-            func run() async throws {
-                try await database.run { try await $0.enable(accountId: account, json: json) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.enable(accountId: account, json: json)
             }
         }
 
-        struct Delete: AsyncParsableCommand {
+        struct Delete: AdminSubcommand {
             static let configuration = CommandConfiguration(
                 abstract: "Delete an account, its passkeys and sessions (its audit trail stays until retention).")
             @Argument(help: "The account id.") var account: String
             @OptionGroup var database: Database
 
-            func run() async throws {
-                try await database.run { try await $0.delete(accountId: account) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.delete(accountId: account)
             }
         }
     }
@@ -216,7 +212,7 @@ struct AdminCommand: AsyncParsableCommand {
     struct Passkeys: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List passkeys the policy refuses, or remove one.", subcommands: [List.self, Remove.self])
 
-        struct List: AsyncParsableCommand {
+        struct List: AdminSubcommand {
             static let configuration = CommandConfiguration(
                 abstract: "Passkeys the authenticator policy (--config or the LATCHKEY_* settings) would refuse today; they keep working.")
             @Flag(name: .customLong("violating-policy"), help: "Only those the policy would refuse (the only listing there is).")
@@ -228,20 +224,20 @@ struct AdminCommand: AsyncParsableCommand {
                 guard violatingPolicy else { throw ValidationError("Add --violating-policy (latchkey admin accounts show lists one account's passkeys).") }
             }
 
-            func run() async throws {
-                try await database.run { try await $0.passkeysViolatingPolicy(json: json) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.passkeysViolatingPolicy(json: json)
             }
         }
 
-        struct Remove: AsyncParsableCommand {
+        struct Remove: AdminSubcommand {
             static let configuration = CommandConfiguration(abstract: "Remove a passkey and end the sessions it opened.")
             @Argument(help: "The passkey id (base64url, as accounts show prints it).") var passkey: String
             @Flag(name: .customLong("allow-last"), help: "Also when it is the account's last passkey (the person then needs recovery).")
             var allowLast = false
             @OptionGroup var database: Database
 
-            func run() async throws {
-                try await database.run { try await $0.removePasskey(id: passkey, allowLast: allowLast) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.removePasskey(id: passkey, allowLast: allowLast)
             }
         }
     }
@@ -249,14 +245,14 @@ struct AdminCommand: AsyncParsableCommand {
     struct Sessions: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "End an account's sessions.", subcommands: [Revoke.self])
 
-        struct Revoke: AsyncParsableCommand {
+        struct Revoke: AdminSubcommand {
             static let configuration = CommandConfiguration(
                 abstract: "End every session of an account at once (its access tokens stop introspecting as active).")
             @Argument(help: "The account id.") var account: String
             @OptionGroup var database: Database
 
-            func run() async throws {
-                try await database.run { try await $0.revokeSessions(accountId: account) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.revokeSessions(accountId: account)
             }
         }
     }
@@ -268,7 +264,7 @@ struct AdminCommand: AsyncParsableCommand {
             abstract: "Recovery grants: a short-lived code that lets a person who lost every passkey add one.",
             subcommands: [Issue.self, List.self, Revoke.self])
 
-        struct Issue: AsyncParsableCommand {
+        struct Issue: AdminSubcommand {
             static let configuration = CommandConfiguration(
                 abstract: "Issue a recovery grant (revoking the account's earlier one) and print its code and link, once.")
             @Argument(help: "The account id.") var account: String
@@ -287,30 +283,30 @@ struct AdminCommand: AsyncParsableCommand {
                 return Double(text).flatMap { $0 > 0 ? $0 : nil }
             }
 
-            func run() async throws {
+            func answer(_ console: AdminConsole) async throws -> String {
                 let lifetime = Self.seconds(ttl) ?? 3600
-                try await database.run { try await $0.issueRecovery(accountId: account, lifetime: lifetime, json: json) }
+                return try await console.issueRecovery(accountId: account, lifetime: lifetime, json: json)
             }
         }
 
-        struct List: AsyncParsableCommand {
+        struct List: AdminSubcommand {
             static let configuration = CommandConfiguration(abstract: "Recovery grants, newest first (never their codes).")
             @Option(help: "Only this account's.") var account: String?
             @OptionGroup var database: Database
             @Flag(help: "Print JSON instead of a table.") var json = false
 
-            func run() async throws {
-                try await database.run { try await $0.recoveryGrants(accountId: account, json: json) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.recoveryGrants(accountId: account, json: json)
             }
         }
 
-        struct Revoke: AsyncParsableCommand {
+        struct Revoke: AdminSubcommand {
             static let configuration = CommandConfiguration(abstract: "Revoke a recovery grant, and end the session it may have given.")
             @Argument(help: "The grant's id (the code's first group).") var grant: String
             @OptionGroup var database: Database
 
-            func run() async throws {
-                try await database.run { try await $0.revokeRecovery(grantId: grant) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.revokeRecovery(grantId: grant)
             }
         }
     }
@@ -321,7 +317,7 @@ struct AdminCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The admin API's keys.", subcommands: [Create.self, List.self, Revoke.self])
 
-        struct Create: AsyncParsableCommand {
+        struct Create: AdminSubcommand {
             static let configuration = CommandConfiguration(
                 abstract: "Create an admin key; its secret is printed once, and only its SHA-256 is stored.")
             @Option(help: "read (find and read), write (also change) or recovery (also issue recovery grants).")
@@ -331,35 +327,35 @@ struct AdminCommand: AsyncParsableCommand {
             @OptionGroup var database: Database
             @Flag(help: "Print JSON instead of text.") var json = false
 
-            func run() async throws {
-                try await database.run { try await $0.createKey(scope: scope, name: name, json: json) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.createKey(scope: scope, name: name, json: json)
             }
         }
 
-        struct List: AsyncParsableCommand {
+        struct List: AdminSubcommand {
             static let configuration = CommandConfiguration(abstract: "Every admin key, revoked ones included (never their secrets).")
             @OptionGroup var database: Database
             @Flag(help: "Print JSON instead of a table.") var json = false
 
-            func run() async throws {
-                try await database.run { try await $0.keys(json: json) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.keys(json: json)
             }
         }
 
-        struct Revoke: AsyncParsableCommand {
+        struct Revoke: AdminSubcommand {
             static let configuration = CommandConfiguration(abstract: "Revoke an admin key for good.")
             @Argument(help: "The key's id (ak…, as keys list prints it).") var key: String
             @OptionGroup var database: Database
 
-            func run() async throws {
-                try await database.run { try await $0.revokeKey(id: key) }
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.revokeKey(id: key)
             }
         }
     }
 
     // MARK: Audit
 
-    struct Audit: AsyncParsableCommand {
+    struct Audit: AdminSubcommand {
         static let configuration = CommandConfiguration(abstract: "The audit trail, newest first.")
         @Option(help: "Only this account's events.") var account: String?
         @Option(help: "Only events of this kind (login.succeeded, login.refused, passkey.added, account.disabled, …).")
@@ -369,10 +365,8 @@ struct AdminCommand: AsyncParsableCommand {
         @OptionGroup var database: Database
         @OptionGroup var page: Page
 
-        func run() async throws {
-            try await database.run {
-                try await $0.audit(account: account, event: event, since: since, before: before, limit: page.limit, json: page.json)
-            }
+        func answer(_ console: AdminConsole) async throws -> String {
+            try await console.audit(account: account, event: event, since: since, before: before, limit: page.limit, json: page.json)
         }
     }
 }

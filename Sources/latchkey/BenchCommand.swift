@@ -48,6 +48,8 @@ struct BenchCommand: AsyncParsableCommand {
     var registration = false
     @Flag(help: "Also measure a whole OpenID Connect sign-in (the server started with --oidc): per iteration a passkey login, the authorization (a first-party client: no consent), the code for tokens at /oidc/token, and /oidc/userinfo.")
     var oidc = false
+    @Flag(help: "Also measure a whole recovery: per iteration an operator's grant (POST /api/admin/accounts/ID/recovery with a recovery key the benchmark stores), its code exchanged for a restricted session, and a new passkey added with it (options, SoftAuthenticator, verify).")
+    var recovery = false
 
     enum LoadGenerator: String, ExpressibleByArgument {
         case lean
@@ -64,6 +66,9 @@ struct BenchCommand: AsyncParsableCommand {
         }
         guard !pin || CPUAffinity.coreCount >= 2 else { throw ValidationError("--pin needs at least two cores") }
         guard !oidc || client == .lean else { throw ValidationError("--oidc runs with the lean client") }
+        guard !recovery || (client == .lean && server == nil) else {
+            throw ValidationError("--recovery runs with the lean client, on a server the benchmark starts (its admin key is stored in that database)")
+        }
         guard !oidc || server == nil else {
             throw ValidationError("--oidc registers its client in the database of the server the benchmark starts; it does not go with --server")
         }
@@ -74,6 +79,7 @@ struct BenchCommand: AsyncParsableCommand {
         let target: BenchTarget
         var bulkInserted = 0
         var pids = serverPids
+        var adminKey: String?
         if let server {
             started = nil
             target = try BenchTarget(url: server, origin: origin)
@@ -93,8 +99,9 @@ struct BenchCommand: AsyncParsableCommand {
             }
             bulkInserted = max(bulk, 0)
             if oidc { try await BenchOIDCClient.register(secret: Self.oidcSecret, into: location, logger: Logger(label: "bench")) }
+            if recovery { adminKey = try await BenchAdminKey.create(in: location, logger: Logger(label: "bench")) }
             let process = try BenchServer.start(
-                database: database ?? "sqlite:\(directory.path)/bench.sqlite", logLevel: serverLogLevel, oidc: oidc)
+                database: database ?? "sqlite:\(directory.path)/bench.sqlite", logLevel: serverLogLevel, oidc: oidc, recovery: recovery)
             started = process
             target = try BenchTarget(url: process.base, origin: BenchServer.origin)
             pids = [process.pid]
@@ -114,7 +121,8 @@ struct BenchCommand: AsyncParsableCommand {
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             try await measureAll(
-                api: BenchAPI(http: http, base: target.base), target: target, pids: pids, clientCounts: clientCounts, register: accounts - bulkInserted)
+                api: BenchAPI(http: http, base: target.base), target: target, pids: pids, clientCounts: clientCounts, register: accounts - bulkInserted,
+                adminKey: adminKey)
             if let started {
                 let memory = ProcessStats.residentMemory(of: started.pid)
                 let size = try await BulkAccounts.size(of: try DatabaseLocation(parsing: started.database), logger: Logger(label: "bench"))
@@ -128,7 +136,7 @@ struct BenchCommand: AsyncParsableCommand {
         try await http.shutdown()
     }
 
-    private func measureAll(api: BenchAPI, target: BenchTarget, pids: [Int32], clientCounts: [Int], register: Int) async throws {
+    private func measureAll(api: BenchAPI, target: BenchTarget, pids: [Int32], clientCounts: [Int], register: Int, adminKey: String?) async throws {
         let where_ = server == nil ? "started: pid \(pids[0]), LOG_LEVEL=\(serverLogLevel)" : "server pids \(pids.isEmpty ? "not given" : pids.map(String.init).joined(separator: ","))"
         print("latchkey bench: \(target.base) (\(where_))\(pin ? ", server pinned to core 0, load generator to cores 1–\(CPUAffinity.coreCount - 1)" : ""), \(client.rawValue) client, registering \(register) accounts…")
         let loginUsers = try await seed(api: api, origin: target.origin, count: register, keep: clientCounts.max() ?? 1)
@@ -139,9 +147,11 @@ struct BenchCommand: AsyncParsableCommand {
         print("what            clients    done     per s  p50 ms  p99 ms  server CPU µs/each\(postgresCPU ? "  postgres CPU µs/each" : "")")
         for count in clientCounts {
             var perLogin: [Iteration: Double] = [:]
-            for iteration in [Iteration.login] + (registration ? [.registration] : []) + (oidc ? [.oidc] : []) + (floor ? [.floor] : []) {
+            for iteration in [Iteration.login] + (registration ? [.registration] : []) + (oidc ? [.oidc] : [])
+                + (recovery ? [.recovery] : []) + (floor ? [.floor] : []) {
                 let before = cpu()
-                let result = try await measure(api: api, target: target, users: Array(loginUsers.prefix(count)), iteration: iteration)
+                let result = try await measure(
+                    api: api, target: target, users: Array(loginUsers.prefix(count)), iteration: iteration, adminKey: adminKey)
                 let after = cpu()
                 let logins = Double(max(result.latencies.count, 1))
                 perLogin[iteration] = (after.server - before.server) / logins * 1e6
@@ -154,6 +164,9 @@ struct BenchCommand: AsyncParsableCommand {
             }
             if let login = perLogin[.login], let flow = perLogin[.oidc], login > 0, !pids.isEmpty {
                 print(String(format: "ratio           %7d  server CPU per OpenID Connect flow / login: %.2f×", count, flow / login))
+            }
+            if let login = perLogin[.login], let flow = perLogin[.recovery], login > 0, !pids.isEmpty {
+                print(String(format: "ratio           %7d  server CPU per recovery / login: %.2f×", count, flow / login))
             }
             if let login = perLogin[.login], let floor = perLogin[.floor], floor > 0, !pids.isEmpty {
                 print(String(format: "ratio           %7d  server CPU per login / floor: %.2f×", count, login / floor))
@@ -174,6 +187,8 @@ struct BenchCommand: AsyncParsableCommand {
         case floor
         /// A login, then the OpenID Connect authorization, token and UserInfo requests (`--oidc`).
         case oidc
+        /// An operator's recovery grant, its exchange, and a passkey added with the restricted session (`--recovery`).
+        case recovery
 
         var label: String {
             switch self {
@@ -181,6 +196,7 @@ struct BenchCommand: AsyncParsableCommand {
             case .registration: "registration  "
             case .floor: "floor (healthz)"
             case .oidc: "oidc flow     "
+            case .recovery: "recovery      "
             }
         }
 
@@ -217,11 +233,13 @@ struct BenchCommand: AsyncParsableCommand {
         var elapsed: Double
     }
 
-    private func measure(api: BenchAPI, target: BenchTarget, users: [SoftAuthenticator], iteration: Iteration) async throws -> Measurement {
+    private func measure(
+        api: BenchAPI, target: BenchTarget, users: [SoftAuthenticator], iteration: Iteration, adminKey: String?
+    ) async throws -> Measurement {
         let origin = target.origin
         if client == .lean {
             let start = Date()
-            let latencies = try await LeanLoadGenerator(target: target)
+            let latencies = try await LeanLoadGenerator(target: target, adminKey: adminKey)
                 .run(users: users, until: start + duration, iteration: iteration)
             return Measurement(latencies: latencies, elapsed: Date().timeIntervalSince(start))
         }
@@ -241,6 +259,7 @@ struct BenchCommand: AsyncParsableCommand {
                                 displayName: "bench-new", authenticator: SoftAuthenticator(store: InMemoryCredentialStore()), origin: origin)
                         case .floor: try await api.floor(authenticator: user, origin: origin)
                         case .oidc: throw ValidationError("--oidc runs with the lean client")
+                        case .recovery: throw ValidationError("--recovery runs with the lean client")
                         }
                         samples.append(Self.seconds(ContinuousClock.now - began))
                     }
@@ -343,14 +362,16 @@ final class BenchServer: @unchecked Sendable {
     /// origin is a string the client data carries; nothing is fetched from it).
     static let origin = "http://localhost"
 
-    static func start(database: String, logLevel: String, oidc: Bool = false) throws -> BenchServer {
+    /// `recovery`: every recovery adds a passkey to its account, so the accounts may hold the most passkeys
+    /// the setting allows, and the recovery limits are raised as the rate limit is.
+    static func start(database: String, logLevel: String, oidc: Bool = false, recovery: Bool = false) throws -> BenchServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         // The load comes from one address at thousands of requests a second: the limit is raised far
         // above that, not switched off, so the limiter's cost is part of what is measured.
         process.arguments = [
             "serve", "--port", "0", "--origin", origin, "--database", database, "--session-ttl", "600", "--rate-limit", "1000000000",
-        ] + (oidc ? ["--oidc"] : [])
+        ] + (oidc ? ["--oidc"] : []) + (recovery ? ["--max-passkeys-per-account", "10000"] : [])
         var environment = ProcessInfo.processInfo.environment
         environment["LOG_LEVEL"] = logLevel
         process.environment = environment

@@ -14,6 +14,8 @@ import Glibc
 /// same login — options, SoftAuthenticator signing, verify — with little more than the signature.
 struct LeanLoadGenerator {
     let target: BenchTarget
+    /// A recovery admin key, for `.recovery`.
+    var adminKey: String? = nil
     var origin: String { target.origin }
 
     struct Failure: Error, CustomStringConvertible {
@@ -39,6 +41,8 @@ struct LeanLoadGenerator {
 
     private func loop(user: SoftAuthenticator, until end: Date, iteration: BenchCommand.Iteration) throws -> [Double] {
         let connection = try LeanHTTPConnection(target: target)
+        // A recovery is for an account: this user's, learnt from one login before the clock starts.
+        let accountId = iteration == .recovery ? try Self.accountId(in: login(user, on: connection)) : ""
         var samples: [Double] = []
         while Date() < end {
             let began = DispatchTime.now().uptimeNanoseconds
@@ -49,6 +53,7 @@ struct LeanLoadGenerator {
             case .registration: try register(SoftAuthenticator(store: InMemoryCredentialStore()), on: connection)
             case .floor: try floor(user, on: connection)
             case .oidc: try oidcFlow(user, on: connection)
+            case .recovery: try recover(accountId, on: connection)
             }
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
         }
@@ -79,6 +84,37 @@ struct LeanLoadGenerator {
             throw Failure(description: "the token endpoint answered without an access token")
         }
         _ = try connection.send("GET", "/oidc/userinfo", authorization: "Bearer \(access)", expecting: 200)
+    }
+
+    /// A whole recovery: an operator issues a grant for the account (the admin API, as `latchkey admin
+    /// recovery issue` would), the person exchanges its code for a restricted session and adds a new passkey
+    /// with it (a new authenticator each time, as a lost device's replacement would be).
+    private func recover(_ accountId: String, on connection: LeanHTTPConnection) throws {
+        guard let adminKey else { throw Failure(description: "--recovery needs the benchmark's admin key") }
+        let issued = try connection.send(
+            "POST", "/api/admin/accounts/\(accountId)/recovery", body: Array("{}".utf8), authorization: "Bearer \(adminKey)", expecting: 201)
+        guard case .object(let grant) = try JSONValue.parse(issued), case .string(let code)? = grant["code"] else {
+            throw Failure(description: "the recovery grant came without a code")
+        }
+        let exchanged = try connection.send("POST", "/api/recovery/exchange", body: Array("{\"code\":\(JSONValue.quoted(code))}".utf8), expecting: 201)
+        guard case .object(let session) = try JSONValue.parse(exchanged), case .string(let token)? = session["token"] else {
+            throw Failure(description: "the exchange answered without a token")
+        }
+        let options = try connection.send(
+            "POST", "/api/registration/options", body: Array("{}".utf8), authorization: "Bearer \(token)", expecting: 200)
+        let creation = try JSONDecoder().decode(CreationOptions.self, from: Data(options)).publicKey
+        let credential = try SoftAuthenticator(store: InMemoryCredentialStore()).makeCredential(creation, origin: origin)
+        _ = try connection.send(
+            "POST", "/api/registration/verify", body: Array(try JSONEncoder().encode(["credential": credential])), authorization: "Bearer \(token)",
+            expecting: 201)
+    }
+
+    /// `account.id` in a login's answer.
+    private static func accountId(in session: [UInt8]) throws -> String {
+        guard case .object(let signedIn) = try JSONValue.parse(session), case .object(let account)? = signedIn["account"],
+              case .string(let id)? = account["id"]
+        else { throw Failure(description: "the login answered without account.id") }
+        return id
     }
 
     @discardableResult

@@ -41,7 +41,10 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let latchkey: LatchkeyApplication
         do {
-            latchkey = try await buildApplication(configuration: configuration, logger: logger, onListening: { address in
+            // Before anything makes a span: the tracer is the process's, bootstrapped once (off without OTEL_*).
+            let exporter = try TracingBootstrap.bootstrap(environment: environment, logger: logger)
+            latchkey = try await buildApplication(
+                configuration: configuration, logger: logger, telemetry: exporter.map { [$0] } ?? [], onListening: { address in
                 // On standard output, whatever the log level: with --port 0 this is how a caller (latchkey
                 // bench, a test, a script) learns the port the kernel chose. Logs go to standard error.
                 let port = address?.port ?? configuration.port

@@ -21,7 +21,7 @@ from soft_webauthn import SoftWebauthnDevice
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
 from latchkey_server import Server  # noqa: E402
-from processes import PrivatePostgres  # noqa: E402
+from backends import any_server  # noqa: E402,F401 (the fixture: SQLite and PostgreSQL)
 from soft_webauthn_client import register  # noqa: E402
 
 BINARY = os.environ.get("LATCHKEY_BIN", str(pathlib.Path(__file__).resolve().parents[2] / ".build" / "debug" / "latchkey"))
@@ -74,20 +74,6 @@ def raw_database_bytes(server):
 def server():
     with Server("--rate-limit", "0", "--user-verification", "preferred") as running:
         yield running
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def any_server(request):
-    if request.param == "sqlite":
-        with Server("--rate-limit", "0", "--user-verification", "preferred") as running:
-            yield running
-        return
-    postgres = PrivatePostgres().up()
-    try:
-        with Server("--rate-limit", "0", "--user-verification", "preferred", database=postgres.url) as running:
-            yield running
-    finally:
-        postgres.down()
 
 
 def signed_up(server, name):
@@ -169,8 +155,10 @@ def test_clients_through_the_cli_and_the_admin_api(any_server):
     rotated = admin_json(database, "clients", "rotate-secret", grafana["id"])
     new_secret = rotated["clientSecret"]
     assert SECRET.match(new_secret) and new_secret != secret and rotated["client"]["id"] == grafana["id"]
+    assert rotated["grantsRevoked"] == 0, rotated  # nobody signed in to it yet (Tests/OIDC/test_secret_rotation.py: grants end)
     status, again = call(server, "POST", f"/api/admin/clients/{grafana['id']}/secret", write)
     assert status == 200 and SECRET.match(again["clientSecret"]) and again["clientSecret"] != new_secret
+    assert again["grantsRevoked"] == 0, again
     if database.startswith("sqlite:"):
         [(digest,)] = query(server, "SELECT secret_hash FROM oidc_clients WHERE id = ?", grafana["id"])
         assert bytes(digest) == hashlib.sha256(again["clientSecret"].encode()).digest()
@@ -182,7 +170,7 @@ def test_clients_through_the_cli_and_the_admin_api(any_server):
     # Updates: what is sent replaces what was there; public and confidential both ways.
     updated = admin_json(database, "clients", "update", grafana["id"], "--name", "Grafana (ops)", "--first-party",
                          "--no-allowed-groups", "--redirect-uri", "https://grafana.example.com/oauth")
-    assert updated["clientSecret"] is None
+    assert updated["clientSecret"] is None and updated["grantsRevoked"] is None
     assert updated["client"] == {**updated["client"], "name": "Grafana (ops)", "firstParty": True, "allowedGroups": [],
                                  "redirectUris": ["https://grafana.example.com/oauth"],
                                  "postLogoutUris": ["https://grafana.example.com/logout"], "public": False}
@@ -345,13 +333,13 @@ def test_the_profile_set_by_the_operator_and_the_username_by_the_person(any_serv
 
     # The person sets, changes and removes their own username; another's is taken whatever its case.
     def patch(body):
-        """PATCH /api/account, and the account GET /api/account then shows (PATCH answers the account as
-        sign-up and login do, without the username)."""
+        """PATCH /api/account, which answers the account as GET /api/account then shows it (the username,
+        email and groups included)."""
         status, answer = server.call("PATCH", "/api/account", body, token=grace_token)
         if status != 200:
             return status, answer
-        assert "username" not in answer and answer["id"] == grace, answer
-        return status, server.call("GET", "/api/account", token=grace_token)[1]
+        assert answer["id"] == grace and answer == server.call("GET", "/api/account", token=grace_token)[1], answer
+        return status, answer
 
     status, mine = patch({"username": "Grace.H"})
     assert status == 200 and mine["username"] == "grace.h" and mine["displayName"] == "Grace Hopper", mine

@@ -11,12 +11,10 @@ import pathlib
 import subprocess
 import sys
 
-import pytest
 from soft_webauthn import SoftWebauthnDevice
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
-from latchkey_server import Server  # noqa: E402
-from processes import PrivatePostgres  # noqa: E402
+from backends import any_server  # noqa: E402,F401 (the fixture: SQLite and PostgreSQL)
 from soft_webauthn_client import b64url, login, login_response, register, unb64url  # noqa: E402
 
 BINARY = os.environ.get("LATCHKEY_BIN", str(pathlib.Path(__file__).resolve().parents[2] / ".build" / "debug" / "latchkey"))
@@ -42,20 +40,6 @@ def call(server, method, path, secret=None, body=None):
     return status, answer, headers
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def server(request):
-    if request.param == "sqlite":
-        with Server("--rate-limit", "0", "--user-verification", "preferred") as running:
-            yield running
-        return
-    postgres = PrivatePostgres().up()
-    try:
-        with Server("--rate-limit", "0", "--user-verification", "preferred", database=postgres.url) as running:
-            yield running
-    finally:
-        postgres.down()
-
-
 def refused_login(server, device):
     """A login whose signature is broken: 401, and an audit row naming the step."""
     status, credential = login_response(server, device)
@@ -66,7 +50,8 @@ def refused_login(server, device):
     return server.call("POST", "/api/login/verify", {"credential": credential})
 
 
-def test_the_operator_journey(server):
+def test_the_operator_journey(any_server):
+    server = any_server
     database = server.database
     device = SoftWebauthnDevice()
     status, signed_up = register(server, device, "Ada Lovelace")

@@ -4,15 +4,13 @@ import pathlib
 import sys
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.remote.command import Command
 from selenium.webdriver.common.by import By
-from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
+from chromium import platform_authenticator, start_browser  # noqa: E402
 from latchkey_server import ROOT, Server  # noqa: E402
 
 SCREENSHOTS = pathlib.Path(os.environ.get("LATCHKEY_SCREENSHOTS", ROOT / ".build" / "browser-screenshots"))
@@ -22,21 +20,6 @@ SCREENSHOTS = pathlib.Path(os.environ.get("LATCHKEY_SCREENSHOTS", ROOT / ".build
 def server(request):
     with Server(*getattr(request, "param", ())) as instance:
         yield instance
-
-
-def start_browser():
-    """A headless Chromium of its own (its own profile: no cookies or storage shared with another)."""
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    options.add_argument("--headless=new")
-    options.add_argument("--window-size=420,900")
-    options.add_argument("--disable-gpu")
-    options.add_argument("--disable-dev-shm-usage")
-    if os.geteuid() == 0:
-        options.add_argument("--no-sandbox")
-    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-    driver.set_script_timeout(30)
-    return driver
 
 
 @pytest.fixture
@@ -60,10 +43,7 @@ def virtual_authenticator(driver, user_verified=True, synced=False, prf=False):
     manager that syncs would). Not `user_verified`: a request that needs verification fails with
     NotAllowedError, as when the person cancels. `prf`: it supports CTAP2's hmac-secret, so its passkeys
     can evaluate a PRF (WebAuthn's prf extension)."""
-    options = VirtualAuthenticatorOptions(
-        protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True,
-        has_user_verification=True, is_user_consenting=True, is_user_verified=user_verified,
-    )
+    options = platform_authenticator(user_verified)
     if not synced and not prf:
         driver.add_virtual_authenticator(options)
         return

@@ -58,8 +58,11 @@ def test_journey(server, browser):
     text_in(browser, "status", "Your account was deleted.")
 
     # The page told the browser which passkeys remain (none): Chromium removed the deleted account's
-    # passkey from the authenticator, so the next login has nothing to offer and is refused.
+    # passkey from the authenticator, so the next login has nothing to offer: Chromium's immediate
+    # sign-in finds nothing (the page says so), and the usual dialog after it is refused.
     assert browser.get_credentials() == []
+    browser.find_element(By.ID, "login").click()
+    text_in(browser, "status", "No passkey for Latchkey is ready on this device.")
     browser.find_element(By.ID, "login").click()
     wait(browser).until(lambda d: d.find_element(By.ID, "error").text != "")
     assert browser.find_element(By.ID, "welcome").is_displayed()

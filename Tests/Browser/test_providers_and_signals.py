@@ -142,3 +142,42 @@ def test_a_browser_without_signals_still_works(server, browser, tmp_path):
     remove_passkey_from_another_provider(browser, server, tmp_path, "Also remove it from your password manager.")
     assert browser.find_element(By.ID, "error").text == ""
     wait(browser).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#passkeys > li")) == 1)
+
+
+def test_a_metadata_icon_where_the_list_has_none(server, browser, tmp_path):
+    """Chromium's virtual authenticator's AAGUID is in no provider list; once the operator loads FIDO
+    metadata naming it with an icon, the list shows the metadata's name and that icon, loaded from
+    /provider-icons/{aaguid}/metadata (a file of this origin: the page's policy stays img-src 'self', and
+    no data: URL enters the page)."""
+    import base64
+    import struct
+    import zlib
+    from metadata_blob import PKI, entry, payload  # Tests/Support, on the path through conftest
+
+    virtual_authenticator(browser)
+    browser.get(server.url + "/")
+    register(browser, "Ada")
+    _, [passkey] = fetch_json(browser, "GET", "api/account/passkeys")
+    assert passkey["provider"] is None
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 6, 0, 0, 0))
+           + chunk(b"IDAT", zlib.compress(b"\x00\x00\x80\xff\xff")) + chunk(b"IEND", b""))
+    pki = PKI()
+    blob = pki.blob(payload(1, [entry(passkey["aaguid"], "Chromium Virtual Key", icon="data:image/png;base64," + base64.b64encode(png).decode())]))
+    (tmp_path / "blob.jwt").write_bytes(blob)
+    (tmp_path / "root.pem").write_bytes(pki.root_pem())
+    loaded = subprocess.run([LATCHKEY, "mds", "load", str(tmp_path / "blob.jwt"), "--root", str(tmp_path / "root.pem"),
+                             "--database", server.database], capture_output=True, text=True, timeout=60)
+    assert loaded.returncode == 0, loaded.stderr
+
+    browser.refresh()
+    visible(browser, "account")
+    row = wait(browser).until(lambda d: d.find_element(By.CSS_SELECTOR, "#passkeys > li"))
+    assert row.find_element(By.CSS_SELECTOR, ".badge-provider").text == "Chromium Virtual Key"
+    image = row.find_element(By.CSS_SELECTOR, "img.provider-icon")
+    assert image.get_attribute("src").endswith(f"/provider-icons/{passkey['aaguid']}/metadata")
+    wait(browser).until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth > 0", image))
+    assert "data:" not in browser.page_source
+    assert row.find_element(By.CSS_SELECTOR, ".passkey-icon").get_attribute("aria-hidden") == "true"

@@ -43,7 +43,11 @@ def test_no_error_on_load_with_a_stale_passkey(server, browser):
 
 
 def test_a_failure_the_person_started_is_shown(server, browser):
-    """Quiet is not silent: the same empty authenticator, but the person clicks Log in."""
+    """Quiet is not silent: the same empty authenticator, but the person clicks Log in. (The usual dialog:
+    this browser is made to say it has no immediate sign-in, whose own answer test_mediation.py checks.)"""
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": (
+        "const capabilities = PublicKeyCredential.getClientCapabilities.bind(PublicKeyCredential);"
+        "PublicKeyCredential.getClientCapabilities = async () => ({ ...(await capabilities()), immediateGet: false });")})
     virtual_authenticator(browser)
     browser.get(server.url + "/")
     visible(browser, "welcome")

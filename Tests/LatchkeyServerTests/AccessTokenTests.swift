@@ -199,6 +199,32 @@ struct AccessTokenTests {
         }
     }
 
+    @Test("introspection reads its form as every OAuth endpoint does (OAuthParameters): a repeated or malformed parameter is refused")
+    func introspectionForm() async throws {
+        try await TestServer.run(Self.configuration()) { api in
+            let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
+            let token = try await Self.accessToken(api, session)
+            func send(_ form: String, contentType: String = "application/x-www-form-urlencoded") async throws -> APIClient.Reply {
+                try await api.send(.post, "/api/introspect", body: Data(form.utf8), headers: [.authorization: "Bearer \(Self.secret)"], contentType: contentType)
+            }
+            #expect(try await send("token=\(token.text)&token_type_hint=access_token").json?["active"] as? Bool == true)
+            // RFC 6749 §3.2 via RFC 7662 §2.1: a parameter appears once; the first of two was taken before.
+            let twice = try await send("token=\(token.text)&token=other")
+            #expect(twice.status == .badRequest && twice.errorCode == "malformed_token_parameter", "\(twice.text)")
+            #expect(twice.text.contains("more than once"))
+            let badEscape = try await send("token=%zz")
+            #expect(badEscape.errorCode == "malformed_token_parameter" && badEscape.text.contains("The token parameter is not properly percent-encoded."))
+            let otherBad = try await send("token=\(token.text)&x=%zz")
+            #expect(otherBad.status == .badRequest && otherBad.errorCode == "malformed_token_parameter", "\(otherBad.text)")
+            #expect(try await send("token_type_hint=access_token").errorCode == "missing_token")
+            #expect(try await send("token=", contentType: "application/x-www-form-urlencoded").errorCode == "missing_token")
+            #expect(try await send(#"{"token":"x"}"#, contentType: "application/json").errorCode == "unsupported_content_type")
+            // Longer than the 8 KiB an authorization request may be, shorter than a body: read, and inactive.
+            let long = try await send("token=" + String(repeating: "a", count: 20_000))
+            #expect(long.status == .ok && long.text == #"{"active":false}"#, "\(long.text.prefix(80))")
+        }
+    }
+
     @Test("while off, the routes answer 404 not_enabled")
     func disabled() async throws {
         try await TestServer.run { api in

@@ -26,7 +26,7 @@ struct PageTests {
             // The script is ES modules that import one another by these paths: each one served, as
             // JavaScript (a module with another type is refused by the browser), under the same CSP.
             for module in ["/app.js", "/api.js", "/ui.js", "/webauthn.js", "/passkey-list.js", "/app-list.js", "/activity.js", "/recovery.js",
-                           "/email.js", "/device-approval.js"] {
+                           "/email.js", "/device-approval.js", "/oidc.js", "/scopes.js", "/restricted-passkey.js"] {
                 let script = try await api.send(.get, module)
                 #expect(script.status == .ok, "\(module)")
                 #expect(script.headers[.contentType] == "text/javascript; charset=utf-8", "\(module)")
@@ -38,6 +38,22 @@ struct PageTests {
                 }
             }
             #expect(try await api.send(.get, "/style.css").status == .ok)
+        }
+    }
+
+    @Test("the scopes are put in words in scopes.js only; the consent screen, Apps with access and Recent activity import it")
+    func scopeWordsInOnePlace() async throws {
+        try await TestServer.run { api in
+            let scopes = try await api.send(.get, "/scopes.js")
+            #expect(scopes.status == .ok)
+            for scope in ["openid", "profile", "email", "groups", "offline_access"] {
+                #expect(scopes.text.contains("\(scope): { label: "), "scopes.js describes \(scope)")
+            }
+            for module in ["/oidc.js", "/app-list.js", "/activity.js"] {
+                let script = try await api.send(.get, module).text
+                #expect(script.contains(#"from "./scopes.js""#), "\(module) imports scopes.js")
+                #expect(!script.contains("offline_access"), "\(module) has no words of its own for the scopes")
+            }
         }
     }
 

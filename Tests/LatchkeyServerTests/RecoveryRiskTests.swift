@@ -70,7 +70,7 @@ struct RecoveryRiskTests {
         }
     }
 
-    @Test("only GET /api/account has it: sign-up, login and PATCH answer the account as before")
+    @Test("GET and PATCH /api/account have it (PATCH answers what GET does); sign-up and login answer the account as before")
     func otherAnswersUnchanged() async throws {
         try await TestServer.run { api in
             let phone = Self.authenticator(.synced)
@@ -81,11 +81,14 @@ struct RecoveryRiskTests {
             let login = try await api.login(with: phone)
             #expect(Set(try #require(login.json?["account"] as? [String: Any]).keys) == keys)
             let token = try #require(login.json?["token"] as? String)
-            let patched = try await api.send(.patch, "/api/account", object: ["credo": "Onwards."], token: token)
-            #expect(Set(try #require(patched.json).keys) == keys)
+            let patched = try await api.send(.patch, "/api/account", object: ["credo": "Onwards.", "username": "ada"], token: token)
             let account = try await api.send(.get, "/api/account", token: token)
-            // And what apps learn about the person (OpenID Connect), also only there.
-            #expect(Set(try #require(account.json).keys) == keys.union(["recoveryRisk", "username", "email", "emailVerified", "groups"]))
+            // And what apps learn about the person (OpenID Connect): GET has it, and PATCH answers the same shape.
+            let details = keys.union(["recoveryRisk", "username", "email", "emailVerified", "groups"])
+            #expect(Set(try #require(account.json).keys) == details)
+            #expect(Set(try #require(patched.json).keys) == details, "PATCH answers what GET does: \(patched.text)")
+            #expect(patched.json?["username"] as? String == "ada" && patched.json?["credo"] as? String == "Onwards.")
+            #expect(patched.text == account.text, "the same account, as it is after the change")
         }
     }
 }

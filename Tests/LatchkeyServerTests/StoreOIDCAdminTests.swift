@@ -51,6 +51,34 @@ extension StoreTests {
         }
     }
 
+    @Test("rotating a secret revokes every live grant of that client, no other's, in the transaction of its one event", arguments: Backends.all)
+    func rotationRevokesGrants(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            let ada = Self.account()
+            try await store.ceremonies.createAccount(ada, credential: Self.credential([0x33, 1], account: ada.id))
+            for id in ["grafana", "wiki"] {
+                #expect(try await store.insertOIDCClient(Self.client(id), event: Self.event(.oidcClientCreated)))
+            }
+            let now = Date()
+            let grants = [
+                try await Self.grant(store, account: ada.id, client: "grafana", scopes: ["openid"], consent: ["openid"], created: now, expires: now + 3600),
+                try await Self.grant(store, account: ada.id, client: "grafana", scopes: ["openid", "offline_access"], consent: nil, created: now, expires: now + 3600),
+            ]
+            let wiki = try await Self.grant(store, account: ada.id, client: "wiki", scopes: ["openid"], consent: nil, created: now, expires: now + 3600)
+            #expect(try await store.revokeOIDCGrant(grants[0], at: now, events: []), "one already revoked: not counted again")
+            let revoked = try await store.rotateOIDCClientSecret(id: "grafana", secretHash: [9, 9], at: now + 1) { count in
+                AuditOrigin.test.event(.oidcClientSecretRotated, at: now + 1, account: nil, detail: ["grantsRevoked": .number(count)])
+            }
+            #expect(revoked == 1)
+            #expect(try await store.oidcClient(id: "grafana")?.secretHash == [9, 9])
+            for grant in grants { #expect(try await store.liveOIDCGrant(id: grant.id, at: now + 2) == nil) }
+            #expect(try await store.liveOIDCGrant(id: wiki.id, at: now + 2) != nil, "another client's grant stays")
+            let rotated = try #require(try await store.auditEvents(Store.AuditQuery(limit: 1)).first)
+            #expect(rotated.kind == .oidcClientSecretRotated && rotated.detail.contains(#""grantsRevoked":1"#), "\(rotated.detail)")
+            #expect(try await store.rotateOIDCClientSecret(id: "nobody", secretHash: [1], at: now) { _ in Self.event(.oidcClientSecretRotated) } == nil)
+        }
+    }
+
     @Test("profile changes: one transaction and one event; a taken username changes nothing; the email's verification", arguments: Backends.all)
     func profileChanges(backend: String) async throws {
         try await Backends.with(backend) { store in

@@ -20,17 +20,15 @@ import re
 import sys
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import ElementNotInteractableException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.common.virtual_authenticator import Protocol, Transport, VirtualAuthenticatorOptions
 from selenium.webdriver.support.ui import WebDriverWait
 
 from oidc_support import Provider, query_of
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
 import apache_rp  # noqa: E402
+from chromium import platform_authenticator, start_browser  # noqa: E402
 from processes import ROOT, free_port  # noqa: E402
 
 SCREENSHOTS = pathlib.Path(os.environ.get("LATCHKEY_SCREENSHOTS", ROOT / ".build" / "oidc-screenshots"))
@@ -48,26 +46,11 @@ def provider():
 
 @pytest.fixture
 def browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
-    options.add_argument("--headless=new")
-    options.add_argument("--window-size=420,900")
-    options.add_argument("--disable-gpu")
-    options.add_argument("--disable-dev-shm-usage")
-    if os.geteuid() == 0:
-        options.add_argument("--no-sandbox")
-    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
-    driver.set_script_timeout(30)
-    add_authenticator(driver)
+    """Chromium started as Tests/Browser starts it, with a platform authenticator that verifies the user."""
+    driver = start_browser()
+    driver.add_virtual_authenticator(platform_authenticator())
     yield driver
     driver.quit()
-
-
-def add_authenticator(driver):
-    """A platform authenticator that verifies the user (as Tests/Browser's `virtual_authenticator`)."""
-    driver.add_virtual_authenticator(VirtualAuthenticatorOptions(
-        protocol=Protocol.CTAP2, transport=Transport.INTERNAL, has_resident_key=True, has_user_verification=True,
-        is_user_consenting=True, is_user_verified=True))
 
 
 def wait(driver, seconds=30):
@@ -239,7 +222,7 @@ def test_public_client_with_pkce(provider, browser):
         assert asked["redirect_uri"] == rp.redirect_uri and asked["scope"] == "openid profile", asked
         assert "Apache (public)" in browser.find_element(By.ID, "oidc-context").get_attribute("textContent")
         screenshot(browser, "public-1-login")
-        add_authenticator(browser)
+        browser.add_virtual_authenticator(platform_authenticator())
         browser.add_credential(passkey)
         # "Log in with a passkey" — unless the page's autofill request, still open, took the passkey first.
         try:

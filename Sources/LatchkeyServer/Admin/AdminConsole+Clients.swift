@@ -76,7 +76,10 @@ extension AdminConsole {
         try await run {
             let rotated = try await service.rotateClientSecret(id: id, origin: .cli)
             if json { return try Self.json(rotated) }
-            return Self.secretText(rotated, made: "Rotated the secret of") + "\nThe old secret no longer works."
+            let revoked = rotated.grantsRevoked ?? 0
+            return Self.secretText(rotated, made: "Rotated the secret of") + "\nThe old secret no longer works, and neither does anything"
+                + " obtained with it: \(revoked) grant\(revoked == 1 ? "" : "s") revoked (their refresh and access tokens)."
+                + " People sign in to the app again."
         }
     }
 

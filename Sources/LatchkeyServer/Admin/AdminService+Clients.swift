@@ -4,7 +4,8 @@ import LatchkeyAPI
 /// The OpenID Connect clients an operator registers (`latchkey admin clients`, `/api/admin/clients`).
 /// The rules are `OIDCClientRules`'; a confidential client's secret is made here, answered once, and
 /// stored as its SHA-256 only. Each change is audited (`oidc_client.*`, detail `client` and
-/// `clientName`) in its own transaction.
+/// `clientName`) in its own transaction, and makes this instance's `OIDCClientFacts` read the clients
+/// again (the JWKS's RSA keys, the web origins CORS allows).
 extension AdminService {
     static let unknownClient = APIError(.unknownClient, "There is no OpenID Connect client with this id (latchkey admin clients list).")
 
@@ -30,6 +31,7 @@ extension AdminService {
                 "client": .text(client.id), "clientName": .text(client.name), "public": .flag(client.isPublic),
             ])
             if try await store.insertOIDCClient(client, event: event) {
+                await clientFacts?.forget()
                 return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret)
             }
         }
@@ -59,25 +61,33 @@ extension AdminService {
             "client": .text(client.id), "clientName": .text(client.name), "fields": .text(changed.joined(separator: ",")),
         ])
         guard try await store.updateOIDCClient(client, secretChanged: secretChanged, event: event) else { throw Self.unknownClient }
+        await clientFacts?.forget()
         return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret)
     }
 
-    /// A new secret for a confidential client; the old one stops working at once.
+    /// A new secret for a confidential client; the old one stops working at once, and so does everything
+    /// obtained with it: every grant the client holds is revoked (its refresh tokens and access tokens
+    /// with it), so a leaked secret leaves nothing behind. People sign in to the app again (their consent
+    /// stays). Audited `oidc_client.secret_rotated` with `grantsRevoked`.
     func rotateClientSecret(id: String, origin: AuditOrigin) async throws -> OIDCClientSecretJSON {
         var client = try await record(id: id)
         guard !client.isPublic else {
             throw APIError(.clientIsPublic, "Client \(id) is public and has no secret; make it confidential with an update (public: false, --confidential) instead.")
         }
         let secret = OIDCClientRules.generatedSecret()
-        client.secretHash = SecretDigest.of(secret)
+        let secretHash = SecretDigest.of(secret)
+        client.secretHash = secretHash
         client.updatedAt = now()
-        let event = origin.event(.oidcClientSecretRotated, at: client.updatedAt, account: nil, detail: [
-            "client": .text(client.id), "clientName": .text(client.name),
-        ])
-        guard try await store.setOIDCClientSecret(id: id, secretHash: client.secretHash, at: client.updatedAt, event: event) else {
+        let (at, clientId, clientName) = (client.updatedAt, client.id, client.name)
+        guard let revoked = try await store.rotateOIDCClientSecret(id: id, secretHash: secretHash, at: at, event: { revoked in
+            origin.event(.oidcClientSecretRotated, at: at, account: nil, detail: [
+                "client": .text(clientId), "clientName": .text(clientName), "grantsRevoked": .number(revoked),
+            ])
+        }) else {
             throw Self.unknownClient
         }
-        return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret)
+        await clientFacts?.forget()
+        return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret, grantsRevoked: revoked)
     }
 
     /// Removes the client with everything people gave it (consents, grants and their tokens).
@@ -85,6 +95,7 @@ extension AdminService {
         let client = try await record(id: id)
         let event = origin.event(.oidcClientRemoved, at: now(), account: nil, detail: ["client": .text(client.id), "clientName": .text(client.name)])
         guard try await store.deleteOIDCClient(id: id, event: event) else { throw Self.unknownClient }
+        await clientFacts?.forget()
     }
 
     private func record(id: String) async throws -> OIDCClientRecord {

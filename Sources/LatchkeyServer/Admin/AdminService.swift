@@ -12,6 +12,9 @@ struct AdminService: Sendable {
     let now: @Sendable () -> Date
     /// Recovery grants (the `recovery` scope).
     let recovery: RecoveryService
+    /// The serving instance's memory of the clients (nil in `latchkey admin`: another process, which the
+    /// server notices within `OIDCClientFacts.lifetime`), told to forget when a client changes.
+    var clientFacts: OIDCClientFacts? = nil
 
     // MARK: Accounts
 

@@ -132,7 +132,9 @@ public struct Latchkey: Sendable {
 
     /// What an operator can do (the admin API, `latchkey admin`).
     var admin: AdminService {
-        AdminService(store: store, providers: providers, androidApps: configuration.androidApps, now: now, recovery: recovery)
+        AdminService(
+            store: store, providers: providers, androidApps: configuration.androidApps, now: now, recovery: recovery,
+            clientFacts: issuer?.clientFacts)
     }
 
     /// Recovery grants and their exchange.
@@ -201,7 +203,7 @@ public struct Latchkey: Sendable {
         if page {
             let pages = try PageController.load()
             pages.register(on: scope, prefix: trimmed)
-            ProviderIconController(providers: providers).register(on: scope)
+            ProviderIconController(providers: providers, store: store).register(on: scope)
             // OpenID Connect needs the page (its sign-in and consent views), at the domain's root.
             OIDCController(provider: oidc, sessions: sessions, configuration: configuration, page: pages.assets["/"])
                 .register(root: root, api: api, session: authentication(required: false))

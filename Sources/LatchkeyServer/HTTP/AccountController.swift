@@ -42,15 +42,19 @@ struct AccountController: Sendable {
     /// The account, with the recovery risk its passkeys make (one passkey, or only device-bound ones),
     /// and what apps may learn about the person.
     func account(_ caller: RequestAuthentication.Caller) async throws -> AccountDetailsJSON {
-        let passkeys = try await store.credentials(accountId: caller.accountId)
-        let profile = try await store.accountProfile(id: caller.accountId)
-        return AccountDetailsJSON(account: AccountJSON(caller.account), recoveryRisk: RecoveryRisk(passkeys: passkeys), profile: profile)
+        try await details(caller.account)
+    }
+
+    private func details(_ account: AccountRecord) async throws -> AccountDetailsJSON {
+        let passkeys = try await store.credentials(accountId: account.id)
+        let profile = try await store.accountProfile(id: account.id)
+        return AccountDetailsJSON(account: AccountJSON(account), recoveryRisk: RecoveryRisk(passkeys: passkeys), profile: profile)
     }
 
     /// The display name, the credo, the username (null removes it), in one transaction with one event
-    /// naming the fields changed. Answers the account as sign-up and login do (`GET /api/account` has the
-    /// username and the rest).
-    func update(_ request: Request, _ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> AccountJSON {
+    /// naming the fields changed. Answers the account as `GET /api/account` does (with the username, the
+    /// email and the groups), as it is after the change.
+    func update(_ request: Request, _ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> AccountDetailsJSON {
         let body = try await RequestBody.decode(AccountUpdateRequest.self, from: request)
         guard body.displayName != nil || body.credo != nil || !body.username.isKept else {
             throw APIError(.invalidField, "Send displayName, credo or username (null removes the username).")
@@ -73,7 +77,7 @@ struct AccountController: Sendable {
             throw AdminService.usernameTaken
         }
         guard let account else { throw APIError.notAuthenticated }
-        return AccountJSON(account)
+        return try await details(account)
     }
 
     func delete(_ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> NoContent {

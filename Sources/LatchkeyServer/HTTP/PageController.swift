@@ -44,7 +44,9 @@ struct PageController: Sendable {
             ("/recovery.js", "recovery", "js", "text/javascript; charset=utf-8"),
             ("/email.js", "email", "js", "text/javascript; charset=utf-8"),
             ("/device-approval.js", "device-approval", "js", "text/javascript; charset=utf-8"),
+            ("/restricted-passkey.js", "restricted-passkey", "js", "text/javascript; charset=utf-8"),
             ("/oidc.js", "oidc", "js", "text/javascript; charset=utf-8"),
+            ("/scopes.js", "scopes", "js", "text/javascript; charset=utf-8"),
             ("/style.css", "style", "css", "text/css; charset=utf-8"),
         ]
         var assets: [String: Asset] = [:]

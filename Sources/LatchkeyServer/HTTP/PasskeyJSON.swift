@@ -81,16 +81,20 @@ struct PasskeyJSON: APIResponseBody {
 
 /// A passkey's provider: its name and icons (SVG data URLs, null where the list has none), so a native
 /// client can show them without another request. The page loads the same icons from
-/// `provider-icons/…` instead, which keeps its Content-Security-Policy free of `data:`.
+/// `provider-icons/…` instead, which keeps its Content-Security-Policy free of `data:`. `metadataIcon`
+/// says that the list has no icon but the FIDO metadata has one, served (only) at
+/// `provider-icons/{aaguid}/metadata`.
 struct ProviderJSON: Encodable {
     let name: String
     let iconLight: String?
     let iconDark: String?
+    let metadataIcon: Bool
 
     init(_ provider: PasskeyProvider) {
         name = provider.name
         iconLight = provider.iconLight?.dataURL
         iconDark = provider.iconDark?.dataURL
+        metadataIcon = provider.metadataIcon != nil
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -98,9 +102,10 @@ struct ProviderJSON: Encodable {
         try c.encode(name, forKey: .name)
         try c.encode(iconLight, forKey: .iconLight)
         try c.encode(iconDark, forKey: .iconDark)
+        try c.encode(metadataIcon, forKey: .metadataIcon)
     }
 
-    enum CodingKeys: String, CodingKey { case name, iconLight, iconDark }
+    enum CodingKeys: String, CodingKey { case name, iconLight, iconDark, metadataIcon }
 }
 
 /// `GET /api/account/signals`: the arguments of the WebAuthn L3 signals for this account. The server

@@ -94,8 +94,11 @@ struct TokenController: Sendable {
         guard let issuer else { throw Self.notEnabled("Access tokens") }
         // The next period's key is published a whole period ahead, so a cached copy is never missing
         // the key of a fresh token for longer than this.
-        // RSA keys only once some OpenID Connect client wants RS256 id_tokens.
-        return APIReply(headers: [.cacheControl: "public, max-age=600"], body: try await issuer.jwks(rsa: try await sessions.store.anyRS256Client()))
+        // RSA keys only once some OpenID Connect client wants RS256 id_tokens (the issuer remembers
+        // whether one does). Any origin may read it: it holds public keys only, and a single-page app
+        // verifies its id_tokens with them.
+        return APIReply(
+            headers: [.cacheControl: "public, max-age=600", .accessControlAllowOrigin: "*"], body: try await issuer.jwks())
     }
 
     func introspect(_ request: Request, context: some RequestContext) async throws -> Response {
@@ -132,22 +135,23 @@ struct TokenController: Sendable {
             sid: claims.sid, client_id: claims.clientId, scope: claims.scope)
     }
 
-    /// The `token` parameter of an `application/x-www-form-urlencoded` body (RFC 7662 §2.1).
+    /// The `token` parameter of an `application/x-www-form-urlencoded` body (RFC 7662 §2.1), read by
+    /// `OAuthParameters` like every other form, up to the whole body's 64 KiB: a token too long to be one
+    /// of this server's is answered inactive, not refused.
     static func formToken(_ request: Request) async throws -> String {
-        let buffer = try await RequestBody.collect(request)
-        guard RequestBody.contentType(of: request, isOneOf: .form) else {
+        switch try await OAuthParameters.form(of: request, maxBytes: RequestBody.limit) {
+        case .failure(.notAForm):
             throw APIError(.unsupportedContentType, "Send token=… as Content-Type: application/x-www-form-urlencoded (RFC 7662).")
-        }
-        let body = String(decoding: buffer.readableBytesView, as: UTF8.self)
-        for pair in body.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, parts[0] == "token" else { continue }
-            guard let value = String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding, !value.isEmpty else {
-                throw APIError(.malformedTokenParameter, "The token parameter is not properly percent-encoded.")
+        case .failure(.malformed(let malformed)) where malformed.badlyEncoded == "token":
+            throw APIError(.malformedTokenParameter, "The token parameter is not properly percent-encoded.")
+        case .failure(.malformed(let malformed)):
+            throw APIError(.malformedTokenParameter, "The form \(malformed.reason).")
+        case .success(let parameters):
+            guard let token = parameters["token"] else {
+                throw APIError(.missingToken, "Send the token to look up as the form parameter token.")
             }
-            return value
+            return token
         }
-        throw APIError(.missingToken, "Send the token to look up as the form parameter token.")
     }
 
     static func seconds(_ date: Date) -> Int64 { Int64(date.timeIntervalSince1970.rounded(.down)) }

@@ -1,9 +1,13 @@
 import Foundation
+import Hummingbird
+import LatchkeyAPI
 
 /// The parameters of an authorization request's query or of an `application/x-www-form-urlencoded` body
-/// (RFC 6749 §3.1, §3.2, Appendix B), read behind bounds: at most 8 KiB and 40 parameters, each name
-/// and value properly percent-encoded, none repeated ("MUST NOT be included more than once"), and empty
-/// values treated as absent (RFC 6749 §3.1).
+/// (RFC 6749 §3.1, §3.2, Appendix B; RFC 7662 §2.1), read behind bounds: at most 8 KiB (or what the
+/// caller allows, never more than the 64 KiB a body may be) and 40 parameters, each name and value
+/// properly percent-encoded, none repeated ("MUST NOT be included more than once"), and empty values
+/// treated as absent (RFC 6749 §3.1). The one form reader: the token, UserInfo and revocation endpoints
+/// and introspection all read their bodies through `form(of:maxBytes:)`.
 struct OAuthParameters: Sendable, Equatable {
     static let maxBytes = 8 * 1024
     static let maxCount = 40
@@ -13,15 +17,24 @@ struct OAuthParameters: Sendable, Equatable {
 
     subscript(_ name: String) -> String? { values[name] }
 
-    /// Why the text could not be read, as the end of a sentence.
+    /// Why the text could not be read, as the end of a sentence; `badlyEncoded` names the parameter whose
+    /// value is not properly percent-encoded, when that was the fault.
     struct Malformed: Error, Sendable, Equatable {
         let reason: String
+        var badlyEncoded: String? = nil
+    }
+
+    /// Why a request's body was not read as a form.
+    enum FormProblem: Error, Sendable, Equatable {
+        /// Its Content-Type is not `application/x-www-form-urlencoded`.
+        case notAForm
+        case malformed(Malformed)
     }
 
     init(_ values: [String: String]) { self.values = values }
 
-    init(parsing text: Substring) throws(Malformed) {
-        guard text.utf8.count <= Self.maxBytes else { throw Malformed(reason: "is longer than \(Self.maxBytes) bytes") }
+    init(parsing text: Substring, maxBytes: Int = Self.maxBytes) throws(Malformed) {
+        guard text.utf8.count <= maxBytes else { throw Malformed(reason: "is longer than \(maxBytes) bytes") }
         var count = 0
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             count += 1
@@ -29,10 +42,24 @@ struct OAuthParameters: Sendable, Equatable {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = Self.decode(parts[0]), !name.isEmpty else { throw Malformed(reason: "has a parameter whose name is not properly encoded") }
             guard let value = parts.count == 2 ? Self.decode(parts[1]) : "" else {
-                throw Malformed(reason: "has a value of \(name) that is not properly percent-encoded")
+                throw Malformed(reason: "has a value of \(name) that is not properly percent-encoded", badlyEncoded: name)
             }
             guard values[name] == nil else { throw Malformed(reason: "has the parameter \(name) more than once") }
             if !value.isEmpty { values[name] = value }
+        }
+    }
+
+    /// The parameters of `request`'s form body: the Content-Type checked first, then the body collected
+    /// (`RequestBody.collect`: 64 KiB at most, else 413 `body_too_large`, thrown), then parsed with
+    /// `maxBytes` (8 KiB unless the caller allows more: introspection is asked about tokens of any size,
+    /// answering inactive for those over 4 KiB).
+    static func form(of request: Request, maxBytes: Int = Self.maxBytes) async throws -> Result<OAuthParameters, FormProblem> {
+        guard RequestBody.contentType(of: request, isOneOf: .form) else { return .failure(.notAForm) }
+        let buffer = try await RequestBody.collect(request)
+        do {
+            return .success(try OAuthParameters(parsing: Substring(String(decoding: buffer.readableBytesView, as: UTF8.self)), maxBytes: maxBytes))
+        } catch {
+            return .failure(.malformed(error))
         }
     }
 

@@ -38,16 +38,29 @@ struct OIDCController: Sendable {
     func register<Context: LatchkeyRequestContext>(root: some RouterMethods<Context>, api: some RouterMethods<Context>, session: LatchkeyAuthenticationMiddleware<Context>) {
         root.get(".well-known/openid-configuration") { _, _ in
             let provider = try enabled()
-            return Self.json(OIDCDiscovery.document(issuer: provider.settings.issuer), cache: "public, max-age=3600")
+            var response = Self.json(OIDCDiscovery.document(issuer: provider.settings.issuer), cache: "public, max-age=3600")
+            // A public document a single-page app reads from its own origin (as the JWKS).
+            response.headers[.accessControlAllowOrigin] = "*"
+            return response
         }
         root.get(".well-known/webfinger") { request, _ in try webfinger(request) }
         root.get("authorize") { request, context in try await authorizePage(request) }
         root.post("authorize") { request, context in try await authorizeByPost(request) }
         root.get("end-session") { request, context in try await endSessionPage(request) }
-        root.post("oidc/token") { request, context in try await token(request, context: context) }
-        root.get("oidc/userinfo") { request, _ in try await userInfo(request, form: nil) }
-        root.post("oidc/userinfo") { request, _ in try await userInfo(request, form: try await Self.form(request, optional: true)) }
-        root.post("oidc/revoke") { request, context in try await revoke(request, context: context) }
+        // The machine endpoints, which single-page apps call from their own origins (CORS: OIDCCrossOrigin).
+        let crossOrigin = provider.map { OIDCCrossOrigin(facts: $0.tokens.clientFacts) }
+        let machine = RouteCollection(context: Context.self).add(middleware: OIDCCrossOrigin.Middleware<Context>(crossOrigin: crossOrigin))
+        machine.post("oidc/token") { request, context in try await token(request, context: context) }
+        machine.get("oidc/userinfo") { request, _ in try await userInfo(request, form: nil) }
+        machine.post("oidc/userinfo") { request, _ in try await userInfo(request, form: try await Self.form(request, optional: true)) }
+        machine.post("oidc/revoke") { request, context in try await revoke(request, context: context) }
+        for (path, methods) in [("oidc/token", "POST"), ("oidc/userinfo", "GET, POST"), ("oidc/revoke", "POST")] {
+            machine.on(RouterPath(stringLiteral: path), method: .options) { request, _ in
+                guard let crossOrigin else { throw TokenController.notEnabled("OpenID Connect sign-ins") }
+                return try await crossOrigin.preflight(request, methods: methods)
+            }
+        }
+        root.addRoutes(machine)
         let group = RouteCollection(context: Context.self).add(middleware: session)
         group.post("oidc/authorization") { request, context in try await decide(request, context: context, consenting: false) }
         group.post("oidc/consent") { request, context in try await decide(request, context: context, consenting: true) }
@@ -318,16 +331,14 @@ struct OIDCController: Sendable {
         return response
     }
 
-    /// A body or query `OAuthParameters` reads, refusing anything but a form.
+    /// A body `OAuthParameters` reads, refusing anything but a form.
     private static func oauthForm(_ request: Request) async throws -> Result<OAuthParameters, OAuthError> {
-        guard RequestBody.contentType(of: request, isOneOf: .form) else {
+        switch try await OAuthParameters.form(of: request) {
+        case .success(let parameters): return .success(parameters)
+        case .failure(.notAForm):
             return .failure(OAuthError(.invalidRequest, "Send the parameters as application/x-www-form-urlencoded (RFC 6749 §3.2)."))
-        }
-        let buffer = try await RequestBody.collect(request)
-        do {
-            return .success(try OAuthParameters(parsing: Substring(String(decoding: buffer.readableBytesView, as: UTF8.self))))
-        } catch {
-            return .failure(OAuthError(.invalidRequest, "The body \(error.reason)."))
+        case .failure(.malformed(let malformed)):
+            return .failure(OAuthError(.invalidRequest, "The body \(malformed.reason)."))
         }
     }
 

@@ -3,6 +3,7 @@
 // stands out. An event kind this page does not know yet still gets a sentence. Every string from the
 // server goes in as text, never as HTML.
 
+import { scopePhrase } from "./scopes.js";
 import { element } from "./ui.js";
 
 const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -31,12 +32,10 @@ const refusals = {
 
 // An OpenID Connect client as the event names it: its name, else its id, else "An app".
 const app = (detail) => text(detail.clientName) ?? text(detail.client) ?? "An app";
-// The scopes a consent gave, in words.
-const scopeWords = { openid: "who you are", profile: "your name and username", email: "your email address", groups: "your groups",
-  offline_access: "that you stay signed in" };
+// The scopes a consent gave, in words (scopes.js).
 function scopes(detail) {
   const given = Array.isArray(detail.scopes) ? detail.scopes : text(detail.scope)?.split(" ") ?? [];
-  const words = given.map((scope) => scopeWords[scope]).filter(Boolean);
+  const words = given.map(scopePhrase).filter(Boolean);
   return words.length ? words.join(", ") : "who you are";
 }
 

@@ -2,19 +2,11 @@
 // may learn, when it was allowed and last used, and Remove access in place — drawn like the passkey list.
 // Every string from the server goes in as text, never as HTML.
 
+import { scopeLabel } from "./scopes.js";
 import { button, element, whileBusy } from "./ui.js";
 
 const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-
-// What each scope lets the app learn or do, in the person's words.
-const scopeWords = {
-  openid: "Who you are on Latchkey",
-  profile: "Your name and username",
-  email: "Your email address",
-  groups: "Your groups",
-  offline_access: "Stay signed in while you are away",
-};
 
 function appIcon() {
   const ns = "http://www.w3.org/2000/svg";
@@ -46,7 +38,7 @@ function item(app, remove) {
   const body = element("div", "passkey-body");
   const scopes = element("ul", "badges");
   scopes.setAttribute("aria-label", `What ${app.name} may learn`);
-  for (const scope of app.scopes) scopes.append(element("li", "badge", scopeWords[scope] ?? scope));
+  for (const scope of app.scopes) scopes.append(element("li", "badge", scopeLabel(scope)));
   const used = app.lastUsedAt ? `last used ${dateAndTime.format(new Date(app.lastUsedAt))}` : "not used yet";
   const meta = element("p", "passkey-meta", `Allowed ${dateOnly.format(new Date(app.consentedAt))} · ${used}`);
   const controls = element("div", "passkey-actions");

@@ -15,7 +15,7 @@ import { authorize, endSession, isAuthorizePage, isEndSessionPage } from "./oidc
 import { hideRecovery, isRecoveryPage, setUpRecovery, showRecovery, takeCodeFromAddress } from "./recovery.js";
 import { $, clearMessages, countCharacters, isUnavailable, modal, say, setUnavailable, warn, whileBusy } from "./ui.js";
 import {
-  capabilities, creationOptions, credentialJSON, requestOptions,
+  capabilities, creationOptions, credentialJSON, immediateRequest, requestOptions,
   signalAllAcceptedCredentials, signalCurrentUserDetails, signalUnknownCredential,
 } from "./webauthn.js";
 
@@ -25,8 +25,12 @@ let passkeys = [];
 // makes a reply to an earlier request (another account, a list since reloaded) be dropped.
 let activity = { events: [], next: null, generation: 0 };
 let rpId = location.hostname;
-let browser = { webauthn: false, conditionalGet: false, secureContext: true };
+let browser = { webauthn: false, conditionalGet: false, immediateGet: false, conditionalCreate: false, secureContext: true };
 let conditional = null;
+// Whether Log in still tries the immediate sign-in first (only where the browser has it). Once an immediate
+// request has failed with NotAllowedError — no passkey at hand, or the person closed the chooser: the
+// browser does not say which — Log in shows the browser's usual dialog until the page is loaded again.
+let immediateFirst = true;
 const deleteDialog = modal($("delete-dialog"));
 // Signing in to another app (oidc.js): once the person has signed in here, the flow goes on instead of
 // the account being shown.
@@ -315,6 +319,48 @@ async function login(button = $("login"), { recovered = false } = {}) {
   });
 }
 
+// The welcome view's Log in. Where the browser has the immediate sign-in (`immediateGet`), the first press
+// asks for it: the browser's account chooser opens at once when this device holds a passkey for Latchkey,
+// and otherwise the request fails at once with NotAllowedError and nothing is shown. Then the page says
+// so, gives the autofill back, and the next press opens the usual dialog (a passkey on a phone, a security
+// key). It never opens a dialog by itself after the immediate request failed: the person may have closed
+// the chooser on purpose, and the browser reports that the same way.
+async function logInPressed() {
+  if (!browser.immediateGet || !immediateFirst) { await login(); return; }
+  cancelConditionalLogin();
+  let next = null;
+  await whileBusy($("login"), "Looking for your passkey…", async () => {
+    let credential;
+    try {
+      const options = await api("POST", "api/login/options");
+      rpId = options.publicKey.rpId ?? rpId;
+      try {
+        credential = await navigator.credentials.get(immediateRequest(requestOptions(options.publicKey)));
+      } catch (e) {
+        if (e?.name !== "NotAllowedError" && e?.name !== "TypeError") throw e;
+        immediateFirst = false;
+        if (e.name === "NotAllowedError") {
+          next = "autofill";
+          say("No passkey for Latchkey is ready on this device. Press Log in with a passkey again to use one on your phone, another device or a security key.");
+        } else {
+          // A browser that announced the immediate sign-in but refused the request's form: the usual
+          // dialog, now and from then on (nothing was shown to the person yet, so it is no second prompt).
+          console.info("Latchkey: the immediate sign-in was refused:", e.message);
+          next = "dialog";
+        }
+        return;
+      }
+    } catch (e) {
+      warn(explain(e));
+      return;
+    }
+    await finishLogin(credential);
+  });
+  if (next === "dialog") await login();
+  // Back to the welcome view as it was before the press: passkey autofill waits in the name field again.
+  else if (next === "autofill" && !account) startConditionalLogin();
+}
+
 // Passkey autofill: a conditional request runs while the welcome view is shown; an explicit click
 // aborts it first, so the two never race for the same authenticator.
 async function startConditionalLogin() {
@@ -433,9 +479,8 @@ async function update(event) {
       if (usernameChanged()) body.username = typedUsername() === "" ? null : typedUsername();
       showUsernameError(null);
       const updated = await api("PATCH", "api/account", body);
-      // The answer is the account as sign-up and login give it; the username is as sent (already in the
-      // server's form: trimmed, lower case).
-      account = { ...account, ...updated, ...("username" in body ? { username: body.username } : {}) };
+      // The answer is the account as GET api/account gives it (the username in the server's form).
+      account = { ...account, ...updated };
       $("display-name").value = account.displayName;
       $("username").value = account.username ?? "";
       $("signed-in-as").textContent = account.displayName;
@@ -502,7 +547,7 @@ async function start() {
   $("passkey-name").addEventListener("input", refreshRegisterButton);
   $("passkey-name").addEventListener("focus", () => startConditionalLogin());
   $("welcome-form").addEventListener("submit", register);
-  $("login").addEventListener("click", () => login());
+  $("login").addEventListener("click", () => logInPressed());
   $("account-form").addEventListener("submit", update);
   $("display-name").addEventListener("input", refreshUpdateButton);
   $("credo").addEventListener("input", refreshUpdateButton);

@@ -3,16 +3,18 @@
 // On the new device, "Sign in on a new device" (the welcome view): POST api/device-requests gives a short
 // code to show and a secret this module keeps in memory; it polls with the secret until the request is
 // approved, denied or expired. Approved, the poll gives a restricted session (a bearer token, in memory
-// only, never stored or sent as a cookie) that can do one thing: add this device's own passkey. Then the
-// person signs in with that passkey, as anyone does.
+// only, never stored or sent as a cookie) that can do one thing: add this device's own passkey
+// (restricted-passkey.js, which also offers it through conditional create where the browser has that).
+// Then the person signs in with that passkey, as anyone does.
 //
 // On the signed-in device, "Approve a new device" (the account view): the code finds the request, which
 // shows the browser, address and time that asked; approving it takes a fresh passkey assertion with user
 // verification (POST api/account/confirm/options, then …/approve); denying it ends it.
 
 import { api, ApiError } from "./api.js";
+import { restrictedPasskey } from "./restricted-passkey.js";
 import { $, say, warn, whileBusy } from "./ui.js";
-import { creationOptions, credentialJSON, requestOptions } from "./webauthn.js";
+import { credentialJSON, requestOptions } from "./webauthn.js";
 
 let hooks = { explain: (e) => String(e), signIn: async () => {}, changed: () => {}, showing: () => {} };
 const time = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
@@ -53,6 +55,7 @@ function setTime(element, date) {
 export function showNewDevice() {
   hooks.showing();
   stopPolling();
+  passkey.stop();
   request = null;
   session = null;
   $("welcome").hidden = true;
@@ -64,6 +67,7 @@ export function showNewDevice() {
 // Leaves the view: the polling stops and whatever it held is forgotten.
 export function hideNewDevice() {
   stopPolling();
+  passkey.stop();
   request = null;
   session = null;
   $("new-device").hidden = true;
@@ -130,6 +134,7 @@ function approved(answer) {
   setTime($("new-device-session-expires"), session.expiresAt);
   showStep("add");
   say(`Your other device let this one in. Add a passkey for ${session.account.displayName} on this device.`);
+  passkey.offer();
 }
 
 const endings = {
@@ -149,35 +154,23 @@ function end(status) {
   if (status === "cancelled") say(title + "."); else warn(`${title}. ${reason}`);
 }
 
-async function addPasskey() {
-  if (!session) return;
-  if (Date.now() >= session.expiresAt.getTime()) {
+const passkey = restrictedPasskey({
+  button: $("new-device-add-passkey"),
+  session: () => session,
+  asking: "Your device will ask you to save a passkey for Latchkey.",
+  added(result, { conditional }) {
+    session = null;
+    showStep("done");
+    say(`${conditional ? "Your password manager saved the passkey" : "Added the passkey"} ${result.passkey.name} on this device. Sign in with it now.`);
+  },
+  over() {
     session = null;
     end("expired");
-    return;
-  }
-  const token = session.token;
-  await whileBusy($("new-device-add-passkey"), "Creating your passkey…", async () => {
-    say("Your device will ask you to save a passkey for Latchkey.");
-    try {
-      const options = await api("POST", "api/registration/options", {}, { token });
-      const credential = await navigator.credentials.create({ publicKey: creationOptions(options.publicKey) });
-      const result = await api("POST", "api/registration/verify", { credential: credentialJSON(credential) }, { token });
-      session = null;
-      showStep("done");
-      say(`Added the passkey ${result.passkey.name} on this device. Sign in with it now.`);
-    } catch (e) {
-      if (e instanceof ApiError && (e.code === "not_authenticated" || e.code === "invalid_recovery_code")) {
-        session = null;
-        end("expired");
-      } else if (e?.name === "InvalidStateError") {
-        warn("This device already holds a passkey for your account: go back and sign in with it.");
-      } else {
-        warn(hooks.explain(e));  // cancelled or refused: the button is still there to try again
-      }
-    }
-  });
-}
+  },
+  explain: (e) => e?.name === "InvalidStateError"
+    ? "This device already holds a passkey for your account: go back and sign in with it."
+    : hooks.explain(e),
+});
 
 // ---- the signed-in device ----
 
@@ -263,7 +256,7 @@ export function setUpDeviceApproval(options) {
   $("new-device-request").addEventListener("click", ask);
   $("new-device-retry").addEventListener("click", ask);
   $("new-device-cancel").addEventListener("click", () => end("cancelled"));
-  $("new-device-add-passkey").addEventListener("click", addPasskey);
+  $("new-device-add-passkey").addEventListener("click", () => passkey.add());
   $("new-device-login").addEventListener("click", () => hooks.signIn($("new-device-login")));
   $("approve-form").addEventListener("submit", find);
   $("approve-confirm").addEventListener("click", approve);

@@ -7,6 +7,7 @@
 // "redirecting", "signed-out", "error" (the browser tests wait on it).
 
 import { api, ApiError } from "./api.js";
+import { scopeLabel } from "./scopes.js";
 import { $, clearMessages, say, warn, whileBusy } from "./ui.js";
 
 export const isAuthorizePage = () => /\/authorize$/.test(location.pathname);
@@ -14,15 +15,6 @@ export const isEndSessionPage = () => /\/end-session$/.test(location.pathname);
 
 const query = () => location.search.replace(/^\?/, "");
 const setState = (state) => { document.body.dataset.oidc = state; };
-
-// What each scope lets the app know, in words.
-const scopeWords = {
-  openid: "Who you are on Latchkey (an id that stays the same)",
-  profile: "Your name and username",
-  email: "Your email address",
-  groups: "The groups you are in",
-  offline_access: "Keep you signed in when you are away",
-};
 
 // The server's answer, whatever the session cookie is: an expired one is a 401, and a request that must be
 // answered without asking the person (prompt=none) still deserves its answer at the app, so the question
@@ -84,7 +76,7 @@ export async function authorize(hooks) {
       const list = $("oidc-scopes");
       list.replaceChildren(...(reply.scopes ?? []).map((scope) => {
         const item = document.createElement("li");
-        item.textContent = scopeWords[scope] ?? scope;
+        item.textContent = scopeLabel(scope, { detailed: true });
         return item;
       }));
       $("oidc-consent-title").focus();

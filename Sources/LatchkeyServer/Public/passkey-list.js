@@ -9,8 +9,10 @@ const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
 const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
 // The provider's icon (from the server's AAGUID table, as files of this origin: the page's CSP keeps
-// img-src 'self'), with the dark variant on dark backgrounds; the generic key for an unknown provider.
+// img-src 'self'), with the dark variant on dark backgrounds; where the table has none, the FIDO
+// metadata's (served the same way: never its data: URL); the generic key for an unknown provider.
 function providerIcon(passkey) {
+  if (passkey.provider?.metadataIcon === true && !(passkey.provider.iconLight || passkey.provider.iconDark)) return metadataIcon(passkey);
   if (!passkey.provider || !(passkey.provider.iconLight || passkey.provider.iconDark)) return keyIcon();
   const base = `provider-icons/${encodeURIComponent(passkey.aaguid)}/`;
   const picture = element("picture");
@@ -26,6 +28,19 @@ function providerIcon(passkey) {
   const box = element("span", "passkey-icon");
   box.setAttribute("aria-hidden", "true");
   box.append(picture);
+  return box;
+}
+
+// The metadata's icon is one image (PNG, WebP or SVG) for both backgrounds.
+function metadataIcon(passkey) {
+  const image = element("img", "provider-icon");
+  image.src = `provider-icons/${encodeURIComponent(passkey.aaguid)}/metadata`;
+  image.alt = "";
+  image.width = 24;
+  image.height = 24;
+  const box = element("span", "passkey-icon");
+  box.setAttribute("aria-hidden", "true");
+  box.append(image);
   return box;
 }
 

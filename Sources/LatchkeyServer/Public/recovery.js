@@ -1,23 +1,21 @@
 // The "Recover your account" view (/recover). A recovery code from the service's operator — typed in, or
 // read from a recovery link's fragment (/recover#CODE) and at once cleared from the address bar — is
-// exchanged for a restricted session (POST api/recovery/exchange) that can do one thing: add a passkey.
+// exchanged for a restricted session (POST api/recovery/exchange) that can do one thing: add a passkey
+// (restricted-passkey.js, which also offers it through conditional create where the browser has that).
 // Its token lives in this module's memory only (never in the browser's storage, never in a cookie), goes
 // out as a bearer token on the two requests of the add-passkey ceremony, and is dropped as soon as the
 // passkey is added or the server no longer takes it. A cancelled passkey request can be tried again
 // while the session lives. Then the person signs in with the new passkey, as anyone does.
 
-import { api, ApiError } from "./api.js";
+import { api } from "./api.js";
+import { restrictedPasskey } from "./restricted-passkey.js";
 import { $, say, warn, whileBusy } from "./ui.js";
-import { creationOptions, credentialJSON } from "./webauthn.js";
 
 // { token, expiresAt: Date, account: { id, displayName } } while a restricted session is held.
 let session = null;
 let hooks = { explain: (e) => String(e), signIn: async () => {} };
 const time = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
 
-// The codes with which the server says the restricted session is over (expired, or its grant used up or
-// revoked): the person needs a new code, not another try.
-const sessionOver = new Set(["not_authenticated", "invalid_recovery_code"]);
 
 // Whether the page was opened at …/recover (under whatever prefix the page is mounted at).
 export const isRecoveryPage = () => /\/recover$/.test(location.pathname);
@@ -53,9 +51,23 @@ function showStep(step, { focus = true } = {}) {
 
 function endSession(message) {
   session = null;
+  passkey.stop();
   showStep("code");
   warn(message);
 }
+
+const passkey = restrictedPasskey({
+  button: $("recover-add-passkey"),
+  session: () => session,
+  asking: "Your device will ask you to save a new passkey for Latchkey.",
+  added(result, { conditional }) {
+    session = null;
+    showStep("done");
+    say(`${conditional ? "Your password manager saved a new passkey" : "Added the passkey"} ${result.passkey.name}. Every other session of your account was signed out.`);
+  },
+  over: () => endSession("This recovery session has ended. Ask the service’s operator for a new recovery code."),
+  explain,
+});
 
 async function exchange(code) {
   if (!code) {
@@ -74,35 +86,10 @@ async function exchange(code) {
       ends.textContent = time.format(session.expiresAt);
       showStep("add");
       say(`The code was accepted. Add a new passkey for ${session.account.displayName}.`);
+      passkey.offer();
     } catch (e) {
       warn(explain(e));
       $("recovery-code").focus();
-    }
-  });
-}
-
-async function addPasskey() {
-  if (!session) return;
-  if (Date.now() >= session.expiresAt.getTime()) {
-    endSession("This recovery session has ended. Ask the service’s operator for a new recovery code.");
-    return;
-  }
-  const token = session.token;
-  await whileBusy($("recover-add-passkey"), "Creating your passkey…", async () => {
-    say("Your device will ask you to save a new passkey for Latchkey.");
-    try {
-      const options = await api("POST", "api/registration/options", {}, { token });
-      const credential = await navigator.credentials.create({ publicKey: creationOptions(options.publicKey) });
-      const result = await api("POST", "api/registration/verify", { credential: credentialJSON(credential) }, { token });
-      session = null;
-      showStep("done");
-      say(`Added the passkey ${result.passkey.name}. Every other session of your account was signed out.`);
-    } catch (e) {
-      if (e instanceof ApiError && sessionOver.has(e.code)) {
-        endSession("This recovery session has ended. Ask the service’s operator for a new recovery code.");
-      } else {
-        warn(explain(e));  // a cancelled or refused passkey request: the button is still there to try again
-      }
     }
   });
 }
@@ -116,7 +103,7 @@ export function setUpRecovery(options) {
     event.preventDefault();
     exchange(codeFrom($("recovery-code").value));
   });
-  $("recover-add-passkey").addEventListener("click", addPasskey);
+  $("recover-add-passkey").addEventListener("click", () => passkey.add());
   $("recover-login").addEventListener("click", () => hooks.signIn($("recover-login")));
 }
 
@@ -135,6 +122,7 @@ export function showRecovery(code = "") {
 }
 
 export function hideRecovery() {
+  passkey.stop();
   document.title = pageTitle;
   $("recover").hidden = true;
 }

@@ -89,22 +89,39 @@ export function credentialJSON(credential) {
   };
 }
 
-// What this browser offers. `getClientCapabilities` (L3) answers both questions at once where it
+// What this browser offers. `getClientCapabilities` (L3) answers every question at once where it
 // exists; older browsers answer the autofill one through `isConditionalMediationAvailable`; a browser
-// with neither simply gets no autofill.
+// with neither simply gets no autofill, and none gets the immediate sign-in or the conditional create
+// without `getClientCapabilities` saying so.
+//   conditionalGet: passkey autofill in the name field (`mediation: "conditional"` on get)
+//   immediateGet: a sign-in that shows the browser's account chooser only when a passkey is at hand, and
+//     otherwise fails at once with NotAllowedError (`uiMode: "immediate"`: see `immediateRequest`)
+//   conditionalCreate: a passkey the password manager may save without a dialog (`mediation:
+//     "conditional"` on create)
 export async function capabilities() {
   if (!window.PublicKeyCredential || !navigator.credentials?.create || !navigator.credentials?.get) {
-    return { webauthn: false, conditionalGet: false, secureContext: window.isSecureContext };
+    return { webauthn: false, conditionalGet: false, immediateGet: false, conditionalCreate: false, secureContext: window.isSecureContext };
   }
-  let conditionalGet = false;
+  let reported = {};
   if (typeof PublicKeyCredential.getClientCapabilities === "function") {
-    try { conditionalGet = (await PublicKeyCredential.getClientCapabilities()).conditionalGet === true; } catch { /* ask the older way */ }
+    try { reported = (await PublicKeyCredential.getClientCapabilities()) ?? {}; } catch { /* ask the older way */ }
   }
+  let conditionalGet = reported.conditionalGet === true;
   if (!conditionalGet && typeof PublicKeyCredential.isConditionalMediationAvailable === "function") {
     try { conditionalGet = await PublicKeyCredential.isConditionalMediationAvailable(); } catch { conditionalGet = false; }
   }
-  return { webauthn: true, conditionalGet, secureContext: window.isSecureContext };
+  return {
+    webauthn: true, conditionalGet, immediateGet: reported.immediateGet === true,
+    conditionalCreate: reported.conditionalCreate === true, secureContext: window.isSecureContext,
+  };
 }
+
+// The request of an immediate sign-in. The immediate-mediation proposal (w3c/webauthn#2291) began as
+// `mediation: "immediate"`; what Chromium ships (148 and later) is `uiMode: "immediate"` beside the usual
+// mediation, and it refuses "immediate" as a mediation value with a TypeError. `uiMode` is the safe one:
+// a browser that does not know the member ignores it and shows its usual dialog. Chromium wants a user
+// activation (a click) for it, an empty allowCredentials, and no conditional request running.
+export const immediateRequest = (publicKey) => ({ publicKey, uiMode: "immediate" });
 
 // ---- signals to the browser's passkey manager; each says whether the browser took it ----
 async function signal(method, argument) {

@@ -19,7 +19,9 @@ import WebAuthn
 /// The OpenID Connect provider signs with the same keys: its access tokens (ES256, the client as
 /// audience, the grant as `sid`) and its id_tokens — ES256, or RS256 for the clients that ask for it
 /// (`lk-rs256-p`, 2048-bit RSA keys on the same periods, made and published only once some client wants
-/// them: making one takes a noticeable fraction of a second).
+/// them: making one takes a noticeable fraction of a second). Whether one does is `clientFacts`' answer,
+/// remembered for 30 s (every JWKS fetch asked the database before), or this instance having signed an
+/// RS256 id_token: from then on the RSA keys stay.
 actor AccessTokenIssuer {
     struct Settings: Sendable {
         var ttl: TimeInterval
@@ -58,12 +60,16 @@ actor AccessTokenIssuer {
     private var keys: Keys?
     /// Once a client wanted RS256, RSA keys are kept for every later period too.
     private var wantsRSA = false
+    /// Whether some client wants RS256 (and the clients' web origins), read at most every 30 s;
+    /// `AdminService` makes it forget when it changes a client here.
+    let clientFacts: OIDCClientFacts
 
     init(store: Store, vault: ServerKeyVault, settings: Settings, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.vault = vault
         self.settings = settings
         self.now = now
+        self.clientFacts = OIDCClientFacts(store: store, now: now)
     }
 
     /// A token for `session`, valid for the configured lifetime from now.
@@ -142,8 +148,11 @@ actor AccessTokenIssuer {
     }
 
     /// The JSON Web Key Set: the public keys of the previous, current and next period (RSA ones too
-    /// when `rsa`: some client wants RS256 id_tokens).
-    func jwks(rsa: Bool = false) async throws -> JWKSDocument {
+    /// once some client wants RS256 id_tokens: `clientFacts`, without a database query while it
+    /// remembers).
+    func jwks() async throws -> JWKSDocument {
+        var rsa = wantsRSA
+        if !rsa { rsa = try await clientFacts.facts().anyRS256 }
         let keys = try await current(at: now(), rsa: rsa)
         let ec = keys.published.map { period, key in
             let raw = Array(key.rawRepresentation)

@@ -1,6 +1,7 @@
 import Foundation
 import LatchkeyAPI
 import Logging
+import Tracing
 import WebAuthn
 
 /// The two ceremonies of DESIGN §1 — registration (a new account, or another passkey for one) and
@@ -25,6 +26,8 @@ struct CeremonyService: Sendable {
     private let loginHints: [String]?
     /// The login options' prf extension with the configured salt (`--prf-salt`); nil without one.
     private let configuredPRF: PRFInputsJSON?
+    /// The ceremony's span and its verification's, when a tracer is bootstrapped (`Spans`).
+    let spans: Spans
 
     init(
         store: Store, sealer: ChallengeSealer, configuration: ServerConfiguration, sessions: SessionService, metrics: CeremonyMetrics,
@@ -42,6 +45,7 @@ struct CeremonyService: Sendable {
         loginHints = configuration.loginHints.isEmpty ? nil : configuration.loginHints.map(\.rawValue)
         // Checked by `validate()`; sent in canonical base64url.
         configuredPRF = configuration.prfSalt.flatMap(Base64URL.decode).map { PRFInputsJSON(eval: PRFValuesJSON(first: Base64URL.encode($0))) }
+        spans = Spans()
     }
 
     /// Latchkey's algorithm preference (issue 5): ES256, EdDSA, ES384, RS256, PS256.
@@ -106,15 +110,28 @@ struct CeremonyService: Sendable {
     /// passkey is audited as coming from `origin`, in the same commit.
     /// With `recovery` (the caller is a restricted session), the passkey uses up its grant in the same
     /// commit, and ends the account's sessions as configured.
+    ///
+    /// Its span, `ceremony.registration`, is opened here and the ceremony run by a call with `traced: false`
+    /// and that `span`, which learns the ceremony's kind (`latchkey.ceremony`: registration or add-passkey)
+    /// once the challenge is open; off, the ceremony runs in this call itself (no frame more than before
+    /// there were spans).
     func verifyRegistration(
-        _ credential: RegistrationResponseJSON, sessionAccountId: String?, origin: AuditOrigin, recovery: RecoveryUse? = nil
+        _ credential: RegistrationResponseJSON, sessionAccountId: String?, origin: AuditOrigin, recovery: RecoveryUse? = nil,
+        traced: Bool = true, span: (any Tracing.Span)? = nil
     ) async throws -> RegistrationOutcome {
+        if traced, spans.isOn {
+            return try await spans.span("ceremony.registration") { span in
+                try await verifyRegistration(
+                    credential, sessionAccountId: sessionAccountId, origin: origin, recovery: recovery, traced: false, span: span)
+            }
+        }
         let (challenge, clientOrigin) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .registration)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind != .login else {
             metrics.failed(.registration, reason: APIError.unknownChallenge.code)
             throw APIError.unknownChallenge
         }
         let kind: CeremonyMetrics.Ceremony = ceremony.kind == .addPasskey ? .addPasskey : .registration
+        span?.attributes["latchkey.ceremony"] = ceremony.kind == .addPasskey ? "add-passkey" : "registration"
         if ceremony.kind == .addPasskey, ceremony.accountId != sessionAccountId {
             metrics.failed(kind, reason: ErrorCode.wrongAccount.rawValue)
             throw APIError(.wrongAccount, "This passkey ceremony was started by another session.")
@@ -126,10 +143,22 @@ struct CeremonyService: Sendable {
         if let aaguid = credential.claimedAAGUID { metadata = try await store.metadataEntry(aaguid: aaguid) }
         if let metadata { party.trustAnchors.add(derCertificates: metadata.rootCertificates, forAAGUID: metadata.aaguid) }
         let result: RegistrationResult
+        let verifier = RegistrationVerifier(relyingParty: party)
         do {
-            result = try await RegistrationVerifier(relyingParty: party).verify(
-                credential, expectedChallenge: challenge, allowedAlgorithms: Self.offeredAlgorithms)
-        } catch {
+            if spans.isOn {
+                result = try await spans.span("webauthn.verify") { span in
+                    span?.attributes["webauthn.ceremony"] = "registration"
+                    do throws(WebAuthnError) {
+                        return try await verifier.verify(credential, expectedChallenge: challenge, allowedAlgorithms: Self.offeredAlgorithms)
+                    } catch {
+                        span?.attributes["webauthn.rule"] = error.code
+                        throw error
+                    }
+                }
+            } else {
+                result = try await verifier.verify(credential, expectedChallenge: challenge, allowedAlgorithms: Self.offeredAlgorithms)
+            }
+        } catch let error as WebAuthnError {
             metrics.failed(kind, reason: error.code)
             throw APIError(error)
         }
@@ -285,7 +314,18 @@ struct CeremonyService: Sendable {
 
     /// Verifies a login response; the login, and a refusal when the response names a passkey Latchkey
     /// knows, are audited as coming from `origin`.
-    func verifyLogin(_ credential: AuthenticationResponseJSON, origin: AuditOrigin) async throws -> (token: SessionToken, account: AccountRecord) {
+    ///
+    /// Its span, `ceremony.login`, is opened here and the login run by a call with `traced: false`; off, the
+    /// login runs in this call itself (no frame more than before there were spans).
+    func verifyLogin(
+        _ credential: AuthenticationResponseJSON, origin: AuditOrigin, traced: Bool = true
+    ) async throws -> (token: SessionToken, account: AccountRecord) {
+        if traced, spans.isOn {
+            return try await spans.span("ceremony.login") { span in
+                span?.attributes["latchkey.ceremony"] = "login"
+                return try await verifyLogin(credential, origin: origin, traced: false)
+            }
+        }
         let (challenge, _) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind == .login else { throw failed(APIError.unknownChallenge) }
         guard let credentialId = Base64URL.decode(credential.rawId), !credentialId.isEmpty else {
@@ -294,14 +334,25 @@ struct CeremonyService: Sendable {
         // Made up front so that the decision inside the transaction stays a pure function of what it reads.
         let token = SessionToken.generate()
         let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
-        let outcome = try await store.ceremonies.finishLogin(challenge: used, credentialId: credentialId) { record, account in
+        // The decision runs inside the unit of work, on SQLite in the commit group leader's task (another
+        // request's, maybe): its span names this ceremony's as its parent.
+        let ceremonySpan = spans.context
+        let outcome = try await store.ceremonies.finishLogin(challenge: used, credentialId: credentialId) { [spans] record, account in
             if account.disabledAt != nil { return .accountDisabled }
             do throws(WebAuthnError) {
                 let stored = try StoredCredential(
                     id: record.id, publicKeyCOSE: record.publicKey, signCount: record.signCount,
                     backupEligible: record.backupEligible, userHandle: account.userHandle)
-                let result = try AuthenticationVerifier(relyingParty: relyingParty).verify(
-                    credential, expectedChallenge: challenge, storedCredential: stored)
+                let result = try spans.span("webauthn.verify", parent: ceremonySpan) { span throws(WebAuthnError) in
+                    span?.attributes["webauthn.ceremony"] = "authentication"
+                    do throws(WebAuthnError) {
+                        return try AuthenticationVerifier(relyingParty: relyingParty).verify(
+                            credential, expectedChallenge: challenge, storedCredential: stored)
+                    } catch {
+                        span?.attributes["webauthn.rule"] = error.code
+                        throw error
+                    }
+                }
                 let session = sessions.session(for: token, accountId: account.id, credentialId: record.id, userVerified: result.userVerified)
                 let person = origin.acting(as: "person")
                 var events = [person.event(

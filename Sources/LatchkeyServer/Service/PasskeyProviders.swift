@@ -8,6 +8,8 @@ struct PasskeyProvider: Sendable, Equatable {
     /// Icons for light and dark backgrounds; either may be missing from the table.
     let iconLight: ProviderIcon?
     let iconDark: ProviderIcon?
+    /// The FIDO metadata's icon, for a provider the table has no icon for (`completed(for:from:)`).
+    var metadataIcon: MetadataIcon? = nil
 }
 
 /// One SVG icon in both of the forms it is handed out in, both made when the table loads: the table's
@@ -65,10 +67,10 @@ struct PasskeyProviders: Sendable {
         self.providers = providers
     }
 
-    /// This table with `others` for the AAGUIDs it does not hold (its own entries win).
-    func adding(_ others: [[UInt8]: PasskeyProvider]) -> PasskeyProviders {
+    /// This table with `others` in place of its own entries for the same AAGUIDs.
+    func replacing(_ others: [[UInt8]: PasskeyProvider]) -> PasskeyProviders {
         var copy = self
-        copy.providers.merge(others) { own, _ in own }
+        copy.providers.merge(others) { _, other in other }
         return copy
     }
 

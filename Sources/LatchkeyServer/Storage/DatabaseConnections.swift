@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import PostgresKit
 import SQLKit
+import Tracing
 
 /// The SQL dialect differences the schema has to know about. Everything else is plain SQL both accept.
 enum SQLFlavor: Sendable {
@@ -12,6 +13,9 @@ enum SQLFlavor: Sendable {
     case postgres
 
     var bytesType: String { self == .sqlite ? "BLOB" : "BYTEA" }
+
+    /// OpenTelemetry's `db.system.name` for it.
+    var systemName: String { self == .sqlite ? "sqlite" : "postgresql" }
 }
 
 /// A pool of connections to one database, SQLite or PostgreSQL, behind one async interface: borrow a
@@ -54,6 +58,8 @@ final class DatabaseConnections: Sendable {
     private let eventLoopGroup: any EventLoopGroup
     /// SQLite's transactions go through it; nil on PostgreSQL, whose connections commit in parallel.
     let commitGroup: CommitGroup?
+    /// A span per unit of work (`db.work`, `db.transaction`), when a tracer is bootstrapped.
+    private let spans = Spans()
 
     private init(
         flavor: SQLFlavor, timeout: TimeInterval?, eventLoopGroup: any EventLoopGroup,
@@ -129,7 +135,17 @@ final class DatabaseConnections: Sendable {
     /// the body is left to fail on the closed connection. Closing alone is not enough: a query issued on
     /// a connection the server dropped at that very moment can wait for ever (seen with PostgreSQL
     /// stopped hard under load), and with it the request and the server's graceful shutdown.
-    func withConnection<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    ///
+    /// Its span, `db.work`, is opened here and the work done by a call with `traced: false` (as a
+    /// PostgreSQL transaction's is, inside its own span): off, the unit of work runs in this call itself,
+    /// with no frame more than before there were spans.
+    func withConnection<R: Sendable>(traced: Bool = true, _ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        if traced, spans.isOn {
+            return try await spans.span("db.work") { span in
+                span?.attributes["db.system.name"] = flavor.systemName
+                return try await withConnection(traced: false, body)
+            }
+        }
         let borrowed = try await borrow()
         guard let timeout else {
             defer { borrowed.release() }
@@ -172,10 +188,18 @@ final class DatabaseConnections: Sendable {
     }
 
     /// Runs `body` in a transaction on one connection: committed when it returns, rolled back when it throws.
-    /// On SQLite, transactions that arrive together share one commit (`CommitGroup`).
-    func transaction<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    /// On SQLite, transactions that arrive together share one commit (`CommitGroup`): the span then covers
+    /// the wait for the group's commit too.
+    /// Its span is `db.transaction`, opened as `withConnection`'s is.
+    func transaction<R: Sendable>(traced: Bool = true, _ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+        if traced, spans.isOn {
+            return try await spans.span("db.transaction") { span in
+                span?.attributes["db.system.name"] = flavor.systemName
+                return try await transaction(traced: false, body)
+            }
+        }
         if let commitGroup { return try await commitGroup.transaction(body) }
-        return try await withConnection { [flavor] database in
+        return try await withConnection(traced: false) { [flavor] database in
             try await database.run(StoreQuery(flavor == .sqlite ? SQL.beginImmediate : SQL.begin))
             do {
                 let result = try await body(database)

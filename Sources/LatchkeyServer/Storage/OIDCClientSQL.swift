@@ -16,7 +16,9 @@ extension SQL {
         WHERE id = $1 RETURNING id
         """)
     static let setOIDCClientSecret = StoreStatement("UPDATE oidc_clients SET secret_hash = $2, updated_at = $3 WHERE id = $1 RETURNING id")
+    /// A rotated secret ends what the old one obtained: every live grant of the client ($2: now), so its
+    /// refresh tokens are refused and its access tokens stop introspecting (they name the grant as `sid`).
+    static let revokeOIDCClientGrants = StoreStatement(
+        "UPDATE oidc_grants SET revoked_at = $2 WHERE client_id = $1 AND revoked_at IS NULL RETURNING id")
     static let deleteOIDCClient = StoreStatement("DELETE FROM oidc_clients WHERE id = $1 RETURNING id")
-    /// Whether any client wants RS256 id_tokens: only then are RSA keys made and published.
-    static let anyRS256Client = StoreStatement("SELECT count(*) AS n FROM oidc_clients WHERE id_token_alg = 'RS256'")
 }

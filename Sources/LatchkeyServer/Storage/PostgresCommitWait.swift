@@ -1,23 +1,27 @@
 import Logging
 import NIOConcurrencyHelpers
-import PostgresNIO
+import PostgresKit
 
 /// Whether a unit of work on one PostgreSQL connection has a commit it has not yet seen end, and how to
 /// wait for it before the caller is told the work is done.
 ///
 /// Why (found by the crash test, PostgreSQL stopped hard under load: an acknowledged login's session was
 /// gone after the restart): a statement sent outside `BEGIN … COMMIT` runs in an *implicit* transaction,
-/// which PostgreSQL commits only when it reaches the extended protocol's `Sync` — after it has already sent
-/// the statement's rows and `CommandComplete`. PostgresNIO ends the query at `CommandComplete`; the
-/// `ReadyForQuery` that follows the commit is consumed later. So a single-statement write (a login's
-/// `SQL.finishLoginAtOnce`, a rename, a new session) returned before its commit was durable, and a
-/// database that died in that instant lost a write the server had acknowledged. (An explicit `COMMIT`
-/// does not have the gap: PostgreSQL commits before it reports that statement complete.)
+/// which PostgreSQL commits only when it reaches the extended protocol's `Sync` — after it has written the
+/// statement's rows and `CommandComplete` to its output buffer. PostgresNIO ends the query at
+/// `CommandComplete`; the `ReadyForQuery` that follows the commit is consumed later. Normally the buffer
+/// is sent only with `ReadyForQuery`, after the commit; but a backend stopped at once (an immediate
+/// shutdown, or a sibling's crash) sends what it holds with its parting notice — a `CommandComplete`
+/// whose commit record may not have reached the disk. And a commit that fails (a deferred constraint)
+/// reports its error after that `CommandComplete`, which PostgresNIO does not hand to the query's caller.
+/// Either way a write was acknowledged that the database does not have. (An explicit `COMMIT` has no such
+/// gap: PostgreSQL commits before it reports that statement complete.)
 ///
 /// The wait costs one round trip, and only when the last statement of a unit was such a write: an empty
 /// query (no parse, no plan), which PostgresNIO sends only after the previous `ReadyForQuery` — so when
-/// it completes, the commit before it has ended, and if that commit failed, the connection reported the
-/// failure and the empty query fails with it. Any later statement in the unit proves the same, so a write
+/// it completes, the commit before it has ended. If that commit failed, the empty query fails, or (a
+/// failed commit's error after `CommandComplete` leaves PostgresNIO's connection waiting) never completes
+/// and the unit's time-out ends it with 503 `database_unavailable`. Any later statement in the unit proves the same, so a write
 /// followed by a read needs no wait.
 final class PostgresCommitWait: Sendable {
     private struct State {

@@ -51,14 +51,20 @@ extension Store {
         }
     }
 
-    /// Replaces a client's secret digest (nil makes it public); false when there is no such client.
-    func setOIDCClientSecret(id: String, secretHash: [UInt8]?, at: Date, event: AuditEvent) async throws -> Bool {
+    /// Gives a confidential client a new secret digest and revokes every live grant it holds — whoever
+    /// had the old secret keeps nothing it obtained: the grants' refresh tokens are refused and their
+    /// access tokens stop introspecting and reaching UserInfo — in one transaction with
+    /// `event(grantsRevoked)`. Nil when there is no such client, else how many grants it revoked.
+    func rotateOIDCClientSecret(
+        id: String, secretHash: [UInt8], at: Date, event: @escaping @Sendable (_ grantsRevoked: Int) -> AuditEvent
+    ) async throws -> Int? {
         try await connections.transaction { db in
             guard try await db.first(StoreQuery(SQL.setOIDCClientSecret, .text(id), .blob(secretHash), .milliseconds(at))) != nil else {
-                return false
+                return nil
             }
-            try await audit.append([event], on: db)
-            return true
+            let revoked = try await db.changedRows(StoreQuery(SQL.revokeOIDCClientGrants, .text(id), .milliseconds(at)))
+            try await audit.append([event(revoked)], on: db)
+            return revoked
         }
     }
 
@@ -68,13 +74,6 @@ extension Store {
             guard try await db.first(StoreQuery(SQL.deleteOIDCClient, .text(id))) != nil else { return false }
             try await audit.append([event], on: db)
             return true
-        }
-    }
-
-    /// True when some client has its id_tokens signed with RS256.
-    func anyRS256Client() async throws -> Bool {
-        try await connections.withConnection { db in
-            try await db.first(StoreQuery(SQL.anyRS256Client))?.decode(column: "n", as: Int.self) ?? 0 > 0
         }
     }
 }
