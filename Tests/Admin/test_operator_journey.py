@@ -94,6 +94,15 @@ def test_the_operator_journey(any_server):
     assert page["accounts"][0]["passkeys"] == 1 and page["accounts"][0]["sessions"] == 2
     status, page, _ = call(server, "GET", "/api/admin/accounts?q=nobody-has-this", read)
     assert status == 200 and page["accounts"] == []
+    # Text is found through trigram indexes: 1 or 2 characters are refused with the rule, 3 are taken.
+    for short in ("lo", "%C3%A9", "a"):
+        status, body, _ = call(server, "GET", f"/api/admin/accounts?q={short}", read)
+        assert status == 400 and body["error"]["code"] == "invalid_parameter", (short, status, body)
+        assert "at least 3 characters" in body["error"]["message"], body
+    status, page, _ = call(server, "GET", "/api/admin/accounts?q=LOV", read)
+    assert status == 200 and [a["id"] for a in page["accounts"]] == [account], page
+    refused = admin(database, "accounts", "search", "lo", expect=1)
+    assert "at least 3 characters" in refused.stdout + refused.stderr, refused
     status, detail, _ = call(server, "GET", f"/api/admin/accounts/{account}", read)
     assert status == 200 and len(detail["passkeys"]) == 1 and len(detail["sessions"]) == 2, detail
     shown = admin(database, "accounts", "search", "LOVELACE").stdout

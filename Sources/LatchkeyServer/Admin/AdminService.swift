@@ -19,7 +19,15 @@ struct AdminService: Sendable {
     // MARK: Accounts
 
     /// A page of accounts matching `search` (`limit` of them at most), and the cursor of the next page.
+    /// A text of 1 or 2 characters is refused: the search finds text through trigram indexes
+    /// (`AccountSearchIndex`), and without a trigram it would read every account.
     func accounts(_ search: Store.AccountSearch) async throws -> AdminAccountPageJSON {
+        guard search.text.isEmpty || search.text.count >= AccountSearchIndex.shortestText else {
+            throw APIError(.invalidParameter, """
+                The search text (q) must have at least \(AccountSearchIndex.shortestText) characters: it is found in display names and passkey \
+                names by its three-character pieces (or give the whole account id).
+                """)
+        }
         var search = search
         let limit = search.limit
         search.limit = limit + 1

@@ -12,6 +12,8 @@ import Foundation
 /// consents, grants and refresh tokens; sessions and the audit trail only when asked for. Not in it:
 /// what lives minutes or a day (used challenges, authorization codes, device requests, email confirmation
 /// links and the mail log, rate-limit buckets, the webhook outbox, the housekeeping's claims), and the FIDO metadata (its BLOB is loaded again from the file).
+/// Nor derived data: the account search's trigram tables on SQLite (`AccountSearchIndex`), which the
+/// import rebuilds through their triggers as it inserts the accounts and passkeys.
 package enum ExportFormat {
     package static let name = "latchkey-export"
     /// The document version this build writes; it reads this one and older ones.

@@ -49,7 +49,9 @@ package enum MigrationConsole {
             let plan = try await plan(connections, database: configuration.database)
             if !plan.steps.isEmpty {
                 do {
-                    try await Migrations.run(on: connections)
+                    var logger = Logger(label: "latchkey-migrate")
+                    logger.logLevel = .critical
+                    try await configuration.migrate(connections, logger: logger, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
                 } catch let newer as Migrations.NewerSchema {
                     throw ServerConfiguration.Invalid(description: newer.sentence(database: configuration.database))
                 } catch {

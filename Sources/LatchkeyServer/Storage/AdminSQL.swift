@@ -12,20 +12,80 @@ extension SQL {
     }
     /// One account's summary by its id ($1), sessions live at $2: a primary-key look-up.
     static let accountSummary = StoreStatement("SELECT \(accountSummaryColumns(now: "$2")) FROM accounts a WHERE a.id = $1")
-    /// Accounts after id $1 (paging), in id order, at most $2; matching text $3 (empty: any) as the whole
-    /// id, or in the display name or a passkey's name ($4, a LIKE pattern, lower case); holding a passkey
-    /// with AAGUID $5 when $6 = 1; last login (any passkey's) at or after $7 and before $8 (milliseconds;
-    /// never signed in counts as 0). $9 is now, for counting live sessions.
+    /// The search's conditions, on the account `a`: id after $1 (paging); matching text $3 (empty: any) as
+    /// the whole id, or in the display name or a passkey's name ($4, a LIKE pattern, lower case); holding a
+    /// passkey with AAGUID $5 when $6 = 1; when $10 = 1, last login (any passkey's) at or after $7 and
+    /// before $8 (milliseconds; never signed in counts as 0). The same conditions however the accounts are
+    /// found (`Store.searchAccounts`): an index only chooses which accounts are looked at. A passkey's name
+    /// is counted among the account's passkeys, not tested with EXISTS: PostgreSQL would turn an EXISTS
+    /// under OR into a hash of every passkey matching the text (a million for a common one) built first.
+    private static let searchConditions = """
+        a.id > $1
+          AND ($3 = '' OR a.id = $3 OR lower(a.display_name) LIKE $4 ESCAPE '\\'
+               OR (SELECT count(*) FROM credentials c WHERE c.account_id = a.id AND lower(c.name) LIKE $4 ESCAPE '\\') > 0)
+          AND ($6 = 0 OR EXISTS (SELECT 1 FROM credentials c WHERE c.account_id = a.id AND c.aaguid = $5))
+          AND ($10 = 0 OR (SELECT coalesce(max(c.last_used_at), 0) >= $7 AND coalesce(max(c.last_used_at), 0) < $8
+                           FROM credentials c WHERE c.account_id = a.id))
+        """
+    /// Every account in id order, checked one by one until $2 match ($9 is now, for counting live
+    /// sessions): the way for no condition, or conditions so common that the first page is soon full.
     static let searchAccounts = StoreStatement("""
         SELECT \(accountSummaryColumns(now: "$9")) FROM accounts a
-        WHERE a.id > $1
-          AND ($3 = '' OR a.id = $3 OR lower(a.display_name) LIKE $4 ESCAPE '\\'
-               OR EXISTS (SELECT 1 FROM credentials c WHERE c.account_id = a.id AND lower(c.name) LIKE $4 ESCAPE '\\'))
-          AND ($6 = 0 OR EXISTS (SELECT 1 FROM credentials c WHERE c.account_id = a.id AND c.aaguid = $5))
-          AND (SELECT coalesce(max(c.last_used_at), 0) FROM credentials c WHERE c.account_id = a.id) >= $7
-          AND (SELECT coalesce(max(c.last_used_at), 0) FROM credentials c WHERE c.account_id = a.id) < $8
+        WHERE \(searchConditions)
         ORDER BY a.id LIMIT $2
         """)
+    /// The same among the accounts `candidates` (a query of their ids, from an index) names: only those
+    /// are read, sorted, and the first $2 summarized. The candidates must be the outer loop, or a planner
+    /// may walk every account in id order to save the sort (both did): SQLite's `CROSS JOIN` keeps its
+    /// order, PostgreSQL's `LATERAL` with `OFFSET 0` (which it cannot flatten) is read once per candidate.
+    private static func searchAmong(_ candidates: String, _ flavor: SQLFlavor) -> StoreStatement {
+        let join = flavor == .sqlite
+            ? "CROSS JOIN accounts a WHERE a.id = k.id AND"
+            : "CROSS JOIN LATERAL (SELECT * FROM accounts a WHERE a.id = k.id OFFSET 0) a WHERE"
+        return StoreStatement("""
+            SELECT \(accountSummaryColumns(now: "$9")) FROM accounts a WHERE a.id IN (
+                SELECT a.id FROM (\(candidates)) k \(join) \(searchConditions)
+                ORDER BY a.id LIMIT $2)
+            ORDER BY a.id
+            """)
+    }
+    /// Accounts whose display name or a passkey's name holds the trigrams of FTS5 query $11 (SQLite's
+    /// `AccountSearchIndex`), and the account whose id is $3.
+    private static let sqliteTextCandidates = """
+        SELECT a.id FROM account_name_trigrams t CROSS JOIN accounts a WHERE a.rowid = t.rowid AND account_name_trigrams MATCH $11
+        UNION SELECT c.account_id FROM credential_name_trigrams t CROSS JOIN credentials c
+            WHERE c.rowid = t.rowid AND credential_name_trigrams MATCH $11
+        UNION SELECT $3
+        """
+    /// The same on PostgreSQL: its pg_trgm GIN indexes serve the LIKE itself.
+    private static let postgresTextCandidates = """
+        SELECT id FROM accounts WHERE lower(display_name) LIKE $4 ESCAPE '\\'
+        UNION SELECT account_id FROM credentials WHERE lower(name) LIKE $4 ESCAPE '\\'
+        UNION SELECT $3
+        """
+    static let searchAccountsByTextSQLite = searchAmong(sqliteTextCandidates, .sqlite)
+    static let searchAccountsByTextPostgres = searchAmong(postgresTextCandidates, .postgres)
+    private static let aaguidCandidates = "SELECT DISTINCT account_id AS id FROM credentials WHERE aaguid = $5"
+    static let searchAccountsByAAGUID = [SQLFlavor.sqlite: searchAmong(aaguidCandidates, .sqlite), .postgres: searchAmong(aaguidCandidates, .postgres)]
+    /// Only for a range that starts after the epoch: an account never signed in has no passkey in it.
+    private static let lastLoginCandidates = "SELECT DISTINCT account_id AS id FROM credentials WHERE last_used_at >= $7 AND last_used_at < $8"
+    static let searchAccountsByLastLogin = [
+        SQLFlavor.sqlite: searchAmong(lastLoginCandidates, .sqlite), .postgres: searchAmong(lastLoginCandidates, .postgres),
+    ]
+
+    // How many rows an index would give, counted up to $2: the search takes the index whose count stays
+    // under its limit, the smallest, or else reads the accounts in id order (`Store.searchAccounts`).
+    static let countNameTrigramsSQLite = StoreStatement("""
+        SELECT (SELECT count(*) FROM (SELECT 1 FROM account_name_trigrams WHERE account_name_trigrams MATCH $1 LIMIT $2))
+             + (SELECT count(*) FROM (SELECT 1 FROM credential_name_trigrams WHERE credential_name_trigrams MATCH $1 LIMIT $2)) AS n
+        """)
+    static let countNamesPostgres = StoreStatement("""
+        SELECT (SELECT count(*) FROM (SELECT 1 FROM accounts WHERE lower(display_name) LIKE $1 ESCAPE '\\' LIMIT $2) x)
+             + (SELECT count(*) FROM (SELECT 1 FROM credentials WHERE lower(name) LIKE $1 ESCAPE '\\' LIMIT $2) y) AS n
+        """)
+    static let countAAGUID = StoreStatement("SELECT count(*) AS n FROM (SELECT 1 FROM credentials WHERE aaguid = $1 LIMIT $2) x")
+    static let countLastUse = StoreStatement(
+        "SELECT count(*) AS n FROM (SELECT 1 FROM credentials WHERE last_used_at >= $1 AND last_used_at < $3 LIMIT $2) x")
     static let setAccountDisabled = StoreStatement("UPDATE accounts SET disabled_at = $2, updated_at = $3 WHERE id = $1 RETURNING id")
     /// An account's live sessions, newest first: never the token's hash, only its first 8 bytes (the
     /// access tokens' `sid`), enough to tell sessions apart.

@@ -27,16 +27,58 @@ extension Store {
         let lastLoginAt: Date?
     }
 
+    /// An index yields at most this many rows, or the search reads the accounts in id order instead:
+    /// under it, reading and sorting every account the index names is cheap; over it, at least one account
+    /// in (accounts ÷ this) matches, and the first page fills after a few thousand in id order. About
+    /// √(page × accounts) for a million accounts, where both ways cost the same (`scripts/bench-admin-search`).
+    static let searchIndexLimit = 4000
+
+    /// The accounts matching `search`, in id order. The conditions are always the same statement's; which
+    /// accounts it looks at is chosen here, from how many rows each usable index would give (counted up to
+    /// `searchIndexLimit`): the fewest, or every account in id order when no condition is rare enough.
+    /// A text needs `AccountSearchIndex.shortestText` characters (`AdminService` refuses shorter ones).
     func searchAccounts(_ search: AccountSearch, now: Date) async throws -> [AccountSummary] {
-        let escaped = search.text.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
+        let lowered = search.text.lowercased()
+        let escaped = lowered.replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
-        let query = StoreQuery(
-            SQL.searchAccounts, .text(search.after), .integer(Int64(search.limit)), .text(search.text), .text("%\(escaped)%"),
-            .blob(search.aaguid ?? []), .integer(search.aaguid != nil),
-            .integer(search.lastLoginFrom.map(Timestamp.milliseconds) ?? .min), .integer(search.lastLoginBefore.map(Timestamp.milliseconds) ?? .max),
-            .milliseconds(now))
+        let pattern = "%\(escaped)%"
+        let from = search.lastLoginFrom.map(Timestamp.milliseconds) ?? .min
+        let before = search.lastLoginBefore.map(Timestamp.milliseconds) ?? .max
+        let hasRange = search.lastLoginFrom != nil || search.lastLoginBefore != nil
+        let values: [StoreValue] = [
+            .text(search.after), .integer(Int64(search.limit)), .text(search.text), .text(pattern),
+            .blob(search.aaguid ?? []), .integer(search.aaguid != nil), .integer(from), .integer(before),
+            .milliseconds(now), .integer(hasRange),
+        ]
+        let flavor = connections.flavor
+        let limit = StoreValue.integer(Int64(Self.searchIndexLimit))
         return try await connections.withConnection { db in
-            try await db.all(query).map(AccountSummary.init(row:))
+            // Each usable index: how many rows it gives (up to the limit), and the search among them.
+            var choices: [(rows: Int, query: StoreQuery)] = []
+            func count(_ query: StoreQuery) async throws -> Int {
+                try await db.first(query)?.decode(column: "n", as: Int.self) ?? 0
+            }
+            if !search.text.isEmpty {
+                if flavor == .sqlite, let fts = AccountSearchIndex.ftsQuery(lowered) {
+                    let rows = try await count(StoreQuery(SQL.countNameTrigramsSQLite, .text(fts), limit))
+                    choices.append((rows, StoreQuery(SQL.searchAccountsByTextSQLite, values: values + [.text(fts)])))
+                } else if flavor == .postgres {
+                    let rows = try await count(StoreQuery(SQL.countNamesPostgres, .text(pattern), limit))
+                    choices.append((rows, StoreQuery(SQL.searchAccountsByTextPostgres, values: values)))
+                }
+            }
+            if let aaguid = search.aaguid {
+                let rows = try await count(StoreQuery(SQL.countAAGUID, .blob(aaguid), limit))
+                choices.append((rows, StoreQuery(SQL.searchAccountsByAAGUID[flavor] ?? SQL.searchAccounts, values: values)))
+            }
+            // Never signed in counts as 0: only a range that starts after it leaves those accounts out.
+            if from > 0 {
+                let rows = try await count(StoreQuery(SQL.countLastUse, .integer(from), limit, .integer(before)))
+                choices.append((rows, StoreQuery(SQL.searchAccountsByLastLogin[flavor] ?? SQL.searchAccounts, values: values)))
+            }
+            let query = choices.filter { $0.rows < Self.searchIndexLimit }.min { $0.rows < $1.rows }?.query
+                ?? StoreQuery(SQL.searchAccounts, values: values)
+            return try await db.all(query).map(AccountSummary.init(row:))
         }
     }
 
