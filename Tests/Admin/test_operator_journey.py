@@ -101,6 +101,11 @@ def test_the_operator_journey(any_server):
         assert "at least 3 characters" in body["error"]["message"], body
     status, page, _ = call(server, "GET", "/api/admin/accounts?q=LOV", read)
     assert status == 200 and [a["id"] for a in page["accounts"]] == [account], page
+    # As a browser's form or URLSearchParams encodes the query: `+` is a space, `%2B` a plus.
+    status, page, _ = call(server, "GET", "/api/admin/accounts?q=ada+lovelace", read)
+    assert status == 200 and [a["id"] for a in page["accounts"]] == [account], page
+    status, page, _ = call(server, "GET", "/api/admin/accounts?q=ada%2Blovelace", read)
+    assert status == 200 and page["accounts"] == [], page
     refused = admin(database, "accounts", "search", "lo", expect=1)
     assert "at least 3 characters" in refused.stdout + refused.stderr, refused
     status, detail, _ = call(server, "GET", f"/api/admin/accounts/{account}", read)

@@ -34,7 +34,7 @@ struct AdminController: Sendable {
             guard let id = Base64URL.decode(try context.parameters.require("id")), !id.isEmpty else {
                 throw APIError(.invalidPasskeyId, "The passkey id in the path must be base64url.")
             }
-            let query = APIQuery(request.uri.queryParameters)
+            let query = APIQuery(request.uri)
             try await admin.removePasskey(id: id, allowLast: try query.flag("allowLast"), origin: origin(request, context))
             return NoContent()
         }
@@ -46,7 +46,7 @@ struct AdminController: Sendable {
             return APIReply(status: .created, body: issued)
         }
         routes.get("recovery") { request, _ in
-            JSONArrayBody(elements: try await admin.recovery.grants(accountId: try APIQuery(request.uri.queryParameters).text("account")))
+            JSONArrayBody(elements: try await admin.recovery.grants(accountId: try APIQuery(request.uri).text("account")))
         }
         routes.delete("recovery/:id") { request, context in
             try await admin.recovery.revoke(grantId: try context.parameters.require("id"), origin: origin(request, context))
@@ -95,7 +95,7 @@ struct AdminController: Sendable {
     }
 
     private func search(_ request: Request) throws -> Store.AccountSearch {
-        let query = APIQuery(request.uri.queryParameters)
+        let query = APIQuery(request.uri)
         var search = Store.AccountSearch()
         search.text = try query.text("q") ?? ""
         if let provider = try query.text("provider") {
@@ -114,7 +114,7 @@ struct AdminController: Sendable {
     }
 
     private func auditQuery(_ request: Request) throws -> Store.AuditQuery {
-        let query = APIQuery(request.uri.queryParameters)
+        let query = APIQuery(request.uri)
         var audit = Store.AuditQuery()
         audit.accountId = try query.text("account")
         if let name = try query.text("event") {

@@ -12,6 +12,26 @@ struct APIQuery {
         self.parameters = parameters
     }
 
+    /// The request's query read as browsers encode one (`application/x-www-form-urlencoded`, what an HTML
+    /// form and `URLSearchParams` send): `+` is a space and `%2B` a plus. Hummingbird's `queryParameters`
+    /// decodes `%XX` only, so `q=Ada+Lovelace` would have searched for "Ada+Lovelace". A value that is not
+    /// valid percent-encoding is kept as it came.
+    init(_ uri: URI) {
+        func decode(_ text: Substring) -> Substring {
+            let spaced = text.replacingOccurrences(of: "+", with: " ")
+            return (spaced.removingPercentEncoding ?? spaced)[...]
+        }
+        var pairs: [(key: Substring, value: Substring)] = []
+        for pair in (uri.query ?? "").split(separator: "&") {
+            if let equals = pair.firstIndex(of: "=") {
+                pairs.append((key: decode(pair[..<equals]), value: decode(pair[pair.index(after: equals)...])))
+            } else {
+                pairs.append((key: decode(pair), value: ""))
+            }
+        }
+        self.parameters = FlatDictionary(pairs)
+    }
+
     /// The longest text a parameter may hold.
     static let textLimit = 256
     static let defaultLimit = 50

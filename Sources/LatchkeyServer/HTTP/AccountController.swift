@@ -112,7 +112,7 @@ struct AccountController: Sendable {
 
     /// The caller's own history, newest first (`?cursor=` the previous page's `next`, `?limit=` 1–100).
     func events(_ request: Request, _ caller: RequestAuthentication.Caller) async throws -> AccountEventPageJSON {
-        let parameters = APIQuery(request.uri.queryParameters)
+        let parameters = APIQuery(request.uri)
         var query = Store.AuditQuery(accountId: caller.accountId)
         query.before = try parameters.cursor()
         query.limit = min(try parameters.limit(), 100)
