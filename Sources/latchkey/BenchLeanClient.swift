@@ -102,7 +102,7 @@ struct LeanLoadGenerator {
         }
         let options = try connection.send(
             "POST", "/api/registration/options", body: Array("{}".utf8), authorization: "Bearer \(token)", expecting: 200)
-        let creation = try JSONDecoder().decode(CreationOptions.self, from: Data(options)).publicKey
+        let creation = try Self.creationOptions(options)
         let credential = try SoftAuthenticator(store: InMemoryCredentialStore()).makeCredential(creation, origin: origin)
         _ = try connection.send(
             "POST", "/api/registration/verify", body: Array(try JSONEncoder().encode(["credential": credential])), authorization: "Bearer \(token)",
@@ -136,12 +136,18 @@ struct LeanLoadGenerator {
     /// A new account: options, a new passkey from `user`, verify.
     private func register(_ user: SoftAuthenticator, on connection: LeanHTTPConnection) throws {
         let options = try connection.send("POST", "/api/registration/options", body: Array(#"{"displayName":"bench-new"}"#.utf8), expecting: 200)
-        let creation = try JSONDecoder().decode(CreationOptions.self, from: Data(options)).publicKey
+        let creation = try Self.creationOptions(options)
         let credential = try user.makeCredential(creation, origin: origin)
         _ = try connection.send("POST", "/api/registration/verify", body: Array(try JSONEncoder().encode(["credential": credential])), expecting: 201)
     }
 
     private struct CreationOptions: Decodable { let publicKey: PublicKeyCredentialCreationOptionsJSON }
+
+    /// `publicKey` of a registration options answer, through the strict parser's depth and size gate
+    /// before Foundation's decoder (`GatedJSONDecoder`): the bytes come from whatever server is driven.
+    private static func creationOptions(_ body: [UInt8]) throws -> PublicKeyCredentialCreationOptionsJSON {
+        try GatedJSONDecoder(limit: 64 * 1024).decode(CreationOptions.self, from: Data(body)).publicKey
+    }
 
     /// The same client work around two requests that cost the server nothing but HTTP.
     private func floor(_ user: SoftAuthenticator, on connection: LeanHTTPConnection) throws {

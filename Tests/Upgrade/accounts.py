@@ -68,16 +68,15 @@ def sign_in(binary, server, store):
         return cli(binary, ["login"], server, store, home)
 
 
-def make_fixture(binary, directory):
-    directory = pathlib.Path(directory)
+def serve_and_register(binary, database, directory, fixture):
+    """Removes `fixture`, the key file and the passkey stores from `directory`, then runs `binary` serve on
+    `database` (its key file made on that first start) and registers ACCOUNTS through it."""
     directory.mkdir(parents=True, exist_ok=True)
-    database = directory / "latchkey-v9.sqlite"
-    for stale in [database, directory / "latchkey.key", *(directory / store for _, passkeys in ACCOUNTS for _, store, _ in passkeys)]:
+    for stale in [fixture, directory / "latchkey.key", *(directory / store for _, passkeys in ACCOUNTS for _, store, _ in passkeys)]:
         stale.unlink(missing_ok=True)
     port = free_port()
     with open(directory / "make.log", "w") as log:
-        server = start_latchkey(port, binary=binary, database=f"sqlite:{database}", key_file=directory / "latchkey.key",
-                                stdout=log, stderr=log)
+        server = start_latchkey(port, binary=binary, database=database, key_file=directory / "latchkey.key", stdout=log, stderr=log)
         try:
             wait_until(lambda: healthy(port) or server.poll() is not None, 30, "the old latchkey serve answering")
             register_all(binary, f"http://localhost:{port}", directory)
@@ -85,6 +84,12 @@ def make_fixture(binary, directory):
             server.terminate()
             server.wait(timeout=30)
     (directory / "make.log").unlink()
+
+
+def make_fixture(binary, directory):
+    directory = pathlib.Path(directory)
+    database = directory / "latchkey-v9.sqlite"
+    serve_and_register(binary, f"sqlite:{database}", directory, database)
     # One file: the last connection's close checkpoints the write-ahead log into it and removes the log.
     db = sqlite3.connect(database)
     print("schema version", db.execute("SELECT max(version) FROM schema_migrations").fetchone()[0],
@@ -99,21 +104,8 @@ def make_postgres_fixture(binary, directory):
     pg_dump) with the key file and the passkeys' stores beside it."""
     from processes import PrivatePostgres
     directory = pathlib.Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
-    for stale in [directory / "latchkey-v9.sql", directory / "latchkey.key", *(directory / store for _, passkeys in ACCOUNTS for _, store, _ in passkeys)]:
-        stale.unlink(missing_ok=True)
-    port = free_port()
     with PrivatePostgres() as postgres:
-        with open(directory / "make.log", "w") as log:
-            server = start_latchkey(port, binary=binary, database=postgres.url, key_file=directory / "latchkey.key",
-                                    stdout=log, stderr=log)
-            try:
-                wait_until(lambda: healthy(port) or server.poll() is not None, 30, "the old latchkey serve answering")
-                register_all(binary, f"http://localhost:{port}", directory)
-            finally:
-                server.terminate()
-                server.wait(timeout=30)
-        (directory / "make.log").unlink()
+        serve_and_register(binary, postgres.url, directory, directory / "latchkey-v9.sql")
         print("schema version", postgres.query("SELECT max(version) FROM schema_migrations")[0][0],
               "accounts", postgres.query("SELECT count(*) FROM accounts")[0][0],
               "passkeys", postgres.query("SELECT count(*) FROM credentials")[0][0])
