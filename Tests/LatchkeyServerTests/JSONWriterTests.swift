@@ -49,6 +49,30 @@ struct JSONWriterTests {
         }
     }
 
+    @Test("registration options, with every member present, with the optional ones absent, and with awkward strings")
+    func creationOptions() throws {
+        let user = UserEntityJSON(id: "AAEC_-8", name: "ada", displayName: "Ada")
+        let parameters = [CredentialParametersJSON(alg: -7), CredentialParametersJSON(alg: -257), CredentialParametersJSON(type: Self.awkward, alg: 0)]
+        try expectSame(OptionsResponse(publicKey: PublicKeyCredentialCreationOptionsJSON(
+            rp: RelyingPartyEntityJSON(id: "example.com", name: "Example"), user: user, challenge: "q83vEjRWeJA",
+            pubKeyCredParams: parameters, timeout: 300_000,
+            excludeCredentials: [CredentialDescriptorJSON(id: "AQID", transports: ["internal", "hybrid"]), CredentialDescriptorJSON(id: "BAUG")],
+            authenticatorSelection: AuthenticatorSelectionJSON(
+                authenticatorAttachment: "platform", residentKey: "required", requireResidentKey: true, userVerification: "required"),
+            hints: ["client-device"], attestation: "direct", attestationFormats: ["packed", "tpm"],
+            extensions: ExtensionInputsJSON(credProps: true, prf: PRFInputsJSON(eval: PRFValuesJSON(first: "c2FsdA"))))))
+        try expectSame(OptionsResponse(publicKey: PublicKeyCredentialCreationOptionsJSON(
+            rp: RelyingPartyEntityJSON(id: nil, name: ""), user: user, challenge: "AA", pubKeyCredParams: [])))
+        try expectSame(OptionsResponse(publicKey: PublicKeyCredentialCreationOptionsJSON(
+            rp: RelyingPartyEntityJSON(id: Self.awkward, name: Self.awkward),
+            user: UserEntityJSON(id: Self.awkward, name: Self.awkward, displayName: Self.awkward), challenge: Self.awkward,
+            pubKeyCredParams: parameters, timeout: -1, excludeCredentials: [], authenticatorSelection: AuthenticatorSelectionJSON(),
+            hints: [], attestation: Self.awkward, attestationFormats: [], extensions: ExtensionInputsJSON())))
+        try expectSame(OptionsResponse(publicKey: PublicKeyCredentialCreationOptionsJSON(
+            rp: RelyingPartyEntityJSON(id: "localhost", name: "Latchkey"), user: user, challenge: "AA", pubKeyCredParams: parameters,
+            authenticatorSelection: AuthenticatorSelectionJSON(residentKey: "preferred", requireResidentKey: false))))
+    }
+
     @Test("a session with the PRF outputs a login handed back, one or two")
     func sessionWithPRF() throws {
         let account = AccountRecord(id: "1f0e", userHandle: [1], displayName: "Ada", credo: "", createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date())

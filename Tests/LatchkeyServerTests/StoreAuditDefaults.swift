@@ -30,6 +30,6 @@ extension CeremonyStorage {
     func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?) async throws {
         try await createAccount(
             account, credential: credential, challenge: challenge,
-            events: [AuditOrigin.test.event(.accountCreated, at: account.createdAt, account: account.id)])
+            events: [AuditOrigin.test.event(.accountCreated, at: account.createdAt, account: account.id)], session: nil)
     }
 }

@@ -146,7 +146,7 @@ struct JSONWriter {
     }
 }
 
-// MARK: The bodies a login sends
+// MARK: The bodies a login sends (and a registration: its session)
 
 extension PublicKeyCredentialRequestOptionsJSON: JSONWritable {
     func write(to json: inout JSONWriter) {
@@ -157,6 +157,65 @@ extension PublicKeyCredentialRequestOptionsJSON: JSONWritable {
             if let hints { json.member("hints") { $0.array(hints) { $0.string($1) } } }
             if let rpId { json.member("rpId", rpId) }
             if let timeout { json.member("timeout", timeout) }
+            if let userVerification { json.member("userVerification", userVerification) }
+        }
+    }
+}
+
+// MARK: The options a registration sends
+
+extension PublicKeyCredentialCreationOptionsJSON: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            if let attestation { json.member("attestation", attestation) }
+            if let attestationFormats { json.member("attestationFormats") { $0.array(attestationFormats) { $0.string($1) } } }
+            if let authenticatorSelection { json.member("authenticatorSelection", authenticatorSelection) }
+            json.member("challenge", challenge)
+            if let excludeCredentials { json.member("excludeCredentials") { $0.array(excludeCredentials) { $1.write(to: &$0) } } }
+            if let extensions { json.member("extensions", extensions) }
+            if let hints { json.member("hints") { $0.array(hints) { $0.string($1) } } }
+            json.member("pubKeyCredParams") { $0.array(pubKeyCredParams) { $1.write(to: &$0) } }
+            json.member("rp", rp)
+            if let timeout { json.member("timeout", timeout) }
+            json.member("user", user)
+        }
+    }
+}
+
+extension RelyingPartyEntityJSON: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            if let id { json.member("id", id) }
+            json.member("name", name)
+        }
+    }
+}
+
+extension UserEntityJSON: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("displayName", displayName)
+            json.member("id", id)
+            json.member("name", name)
+        }
+    }
+}
+
+extension CredentialParametersJSON: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("alg", alg)
+            json.member("type", type)
+        }
+    }
+}
+
+extension AuthenticatorSelectionJSON: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            if let authenticatorAttachment { json.member("authenticatorAttachment", authenticatorAttachment) }
+            if let requireResidentKey { json.member("requireResidentKey", requireResidentKey) }
+            if let residentKey { json.member("residentKey", residentKey) }
             if let userVerification { json.member("userVerification", userVerification) }
         }
     }

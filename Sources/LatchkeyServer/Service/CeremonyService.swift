@@ -216,8 +216,9 @@ struct CeremonyService: Sendable {
                 let account = AccountRecord(
                     id: record.accountId, userHandle: userHandle, displayName: displayName, credo: "", createdAt: created, updatedAt: created)
                 let events = [person.event(.accountCreated, at: created, account: account.id, detail: ["displayName": .text(displayName)]), added]
-                try await store.ceremonies.createAccount(account, credential: record, challenge: used, events: events)
-                let token = try await sessions.create(accountId: account.id, credentialId: record.id, userVerified: result.userVerified)
+                let token = SessionToken.generate()
+                let session = sessions.session(for: token, accountId: account.id, credentialId: record.id, userVerified: result.userVerified)
+                try await store.ceremonies.createAccount(account, credential: record, challenge: used, events: events, session: session)
                 metrics.succeeded(kind)
                 return .newAccount(token: token, account: account)
             }

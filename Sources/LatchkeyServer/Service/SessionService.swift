@@ -6,13 +6,6 @@ struct SessionService: Sendable {
     let ttl: TimeInterval
     let now: @Sendable () -> Date
 
-    /// A new session opened with the passkey `credentialId`.
-    func create(accountId: String, credentialId: [UInt8], userVerified: Bool) async throws -> SessionToken {
-        let token = SessionToken.generate()
-        try await store.insertSession(session(for: token, accountId: accountId, credentialId: credentialId, userVerified: userVerified))
-        return token
-    }
-
     /// The row that stores a new token, for a caller that writes it in its own transaction.
     func session(for token: SessionToken, accountId: String, credentialId: [UInt8], userVerified: Bool) -> NewSession {
         let created = now()

@@ -68,7 +68,7 @@ enum CeremonySteps {
         return (credential, account)
     }
 
-    /// Stores a session (a login's, in its transaction; a new account's, on its own).
+    /// Stores a session, in the transaction of the ceremony that opens it (a login's, a registration's).
     static func insert(_ session: NewSession, on db: any SQLDatabase) async throws {
         try await db.run(StoreQuery(
             SQL.insertSession, .blob(session.tokenHash), .text(session.accountId), .milliseconds(session.createdAt),

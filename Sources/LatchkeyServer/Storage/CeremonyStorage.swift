@@ -21,8 +21,12 @@ protocol CeremonyStorage: Sendable {
     /// The account and its first credential, together or not at all; with `challenge`, only if that
     /// challenge has not completed a ceremony yet (`Store.Failure.challengeUsed`), and marked in the same
     /// commit. A credential id registered before: `Store.Failure.duplicate`, and nothing is written.
-    /// `events` (the audit trail's) are written in the same commit.
-    func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?, events: [AuditEvent]) async throws
+    /// `events` (the audit trail's) and `session` (the new account's first, signed in by its registration)
+    /// are written in the same commit: a registration is one commit, not one for the account and another
+    /// for its session.
+    func createAccount(
+        _ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?, events: [AuditEvent], session: NewSession?
+    ) async throws
 
     /// Adds a passkey to an existing account, in the unit of work that marks the ceremony's challenge
     /// used, unless the account already holds `limit` (`Store.Failure.tooManyPasskeys`; counted with the
@@ -52,9 +56,12 @@ extension CeremonyStorage {
     /// A registration is one transaction on either database (`DatabaseConnections.transaction`: through
     /// the group commit on SQLite, `BEGIN` … `COMMIT` on one pooled connection on PostgreSQL); only the
     /// login's order differs between them.
-    func createAccount(_ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?, events: [AuditEvent]) async throws {
+    func createAccount(
+        _ account: AccountRecord, credential: CredentialRecord, challenge: UsedChallenge?, events: [AuditEvent], session: NewSession?
+    ) async throws {
         try await connections.transaction { db in
             try await CeremonySteps.createAccount(account, credential: credential, challenge: challenge, on: db)
+            if let session { try await CeremonySteps.insert(session, on: db) }
             try await audit.append(events, on: db)
         }
     }
@@ -84,7 +91,7 @@ extension CeremonyStorage {
 
     /// An account and its first credential, without a ceremony's challenge or events (tests, and tools).
     func createAccount(_ account: AccountRecord, credential: CredentialRecord) async throws {
-        try await createAccount(account, credential: credential, challenge: nil, events: [])
+        try await createAccount(account, credential: credential, challenge: nil, events: [], session: nil)
     }
 
     /// A passkey for an existing account, with no limit on how many it holds.
