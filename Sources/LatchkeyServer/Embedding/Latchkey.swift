@@ -231,7 +231,8 @@ public struct Latchkey: Sendable {
     }
 
     /// What must run beside the application: the housekeeping (expired sessions and challenges), which
-    /// also closes the database when the application stops. Pass it to `Application(services:)`.
+    /// also closes the database when the application stops, and on SQLite the admin search's indexing of
+    /// new names (`SearchIndexing`). Pass them to `Application(services:)`.
     public var services: [any Service] {
         var services: [any Service] = []
         if !configuration.webhookEndpoints.isEmpty, let secret = configuration.webhookSecret {
@@ -245,6 +246,7 @@ public struct Latchkey: Sendable {
         return services + [Housekeeping(
             store: store, connections: connections, logger: logger, interval: configuration.housekeepingInterval,
             auditRetention: TimeInterval(configuration.auditRetentionDays) * 86400,
-            runs: Counter(label: "latchkey_housekeeping_runs_total", factory: metricsFactory))]
+            runs: Counter(label: "latchkey_housekeeping_runs_total", factory: metricsFactory)),
+            SearchIndexing(store: store, logger: logger)]
     }
 }

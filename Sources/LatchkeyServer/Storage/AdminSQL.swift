@@ -50,11 +50,14 @@ extension SQL {
             """)
     }
     /// Accounts whose display name or a passkey's name holds the trigrams of FTS5 query $11 (SQLite's
-    /// `AccountSearchIndex`), and the account whose id is $3.
+    /// `AccountSearchIndex`), those whose name or passkey is not indexed yet (the pending rows, checked by
+    /// the search's own `LIKE`), and the account whose id is $3.
     private static let sqliteTextCandidates = """
         SELECT a.id FROM account_name_trigrams t CROSS JOIN accounts a WHERE a.rowid = t.rowid AND account_name_trigrams MATCH $11
         UNION SELECT c.account_id FROM credential_name_trigrams t CROSS JOIN credentials c
             WHERE c.rowid = t.rowid AND credential_name_trigrams MATCH $11
+        UNION SELECT a.id FROM account_name_trigrams_pending p CROSS JOIN accounts a WHERE a.rowid = p.row
+        UNION SELECT c.account_id FROM credential_name_trigrams_pending p CROSS JOIN credentials c WHERE c.rowid = p.row
         UNION SELECT $3
         """
     /// The same on PostgreSQL: its pg_trgm GIN indexes serve the LIKE itself.
@@ -77,8 +80,31 @@ extension SQL {
     // under its limit, the smallest, or else reads the accounts in id order (`Store.searchAccounts`).
     static let countNameTrigramsSQLite = StoreStatement("""
         SELECT (SELECT count(*) FROM (SELECT 1 FROM account_name_trigrams WHERE account_name_trigrams MATCH $1 LIMIT $2))
-             + (SELECT count(*) FROM (SELECT 1 FROM credential_name_trigrams WHERE credential_name_trigrams MATCH $1 LIMIT $2)) AS n
+             + (SELECT count(*) FROM (SELECT 1 FROM credential_name_trigrams WHERE credential_name_trigrams MATCH $1 LIMIT $2))
+             + (SELECT count(*) FROM (SELECT 1 FROM account_name_trigrams_pending LIMIT $2))
+             + (SELECT count(*) FROM (SELECT 1 FROM credential_name_trigrams_pending LIMIT $2)) AS n
         """)
+    /// Moves up to $1 pending rows of each table into its FTS5 table (`AccountSearchIndex`): the rows to
+    /// move are those up to the bound the first statement reads, so a row noted meanwhile waits for the next
+    /// round (on SQLite nothing is noted meanwhile: the batch is one transaction of the one writer).
+    static let pendingNameBounds = StoreStatement("""
+        SELECT (SELECT max(row) FROM (SELECT row FROM account_name_trigrams_pending ORDER BY row LIMIT $1)) AS accounts,
+               (SELECT max(row) FROM (SELECT row FROM credential_name_trigrams_pending ORDER BY row LIMIT $1)) AS credentials
+        """)
+    static let indexPendingAccountNames = [
+        StoreStatement("""
+            INSERT INTO account_name_trigrams (rowid, name)
+            SELECT a.rowid, a.display_name FROM account_name_trigrams_pending p CROSS JOIN accounts a WHERE a.rowid = p.row AND p.row <= $1
+            """),
+        StoreStatement("DELETE FROM account_name_trigrams_pending WHERE row <= $1"),
+    ]
+    static let indexPendingCredentialNames = [
+        StoreStatement("""
+            INSERT INTO credential_name_trigrams (rowid, name)
+            SELECT c.rowid, c.name FROM credential_name_trigrams_pending p CROSS JOIN credentials c WHERE c.rowid = p.row AND p.row <= $1
+            """),
+        StoreStatement("DELETE FROM credential_name_trigrams_pending WHERE row <= $1"),
+    ]
     static let countNamesPostgres = StoreStatement("""
         SELECT (SELECT count(*) FROM (SELECT 1 FROM accounts WHERE lower(display_name) LIKE $1 ESCAPE '\\' LIMIT $2) x)
              + (SELECT count(*) FROM (SELECT 1 FROM credentials WHERE lower(name) LIKE $1 ESCAPE '\\' LIMIT $2) y) AS n

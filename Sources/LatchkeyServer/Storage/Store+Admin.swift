@@ -193,3 +193,23 @@ extension Store.AccountSummary {
             lastLoginAt: try row.decode(column: "last_login_at", as: Int64?.self).map(Timestamp.date))
     }
 }
+
+extension Store {
+    /// Moves up to `AccountSearchIndex.batch` pending rows of each trigram table into its FTS5 table, in
+    /// one commit (SQLite; on PostgreSQL there is nothing to do). How many rows it moved: the caller runs
+    /// it again at once while a batch comes back full.
+    @discardableResult
+    func indexPendingNames() async throws -> Int {
+        guard connections.flavor == .sqlite else { return 0 }
+        return try await connections.transaction { db in
+            guard let bounds = try await db.first(StoreQuery(SQL.pendingNameBounds, .integer(Int64(AccountSearchIndex.batch)))) else { return 0 }
+            var moved = 0
+            for (column, statements) in [("accounts", SQL.indexPendingAccountNames), ("credentials", SQL.indexPendingCredentialNames)] {
+                guard let bound = try bounds.decode(column: column, as: Int64?.self) else { continue }
+                try await db.run(StoreQuery(statements[0], .integer(bound)))
+                moved = max(moved, try await db.changedRows(StoreQuery(statements[1], .integer(bound))))
+            }
+            return moved
+        }
+    }
+}
