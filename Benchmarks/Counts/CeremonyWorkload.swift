@@ -48,6 +48,8 @@ struct CeremonyWorkload {
         // No purge wakes up in the middle of a window (the first, at start-up, runs before any; the
         // longest interval allowed is far longer than a run under valgrind).
         configuration.housekeepingInterval = 3600
+        // Nor a round of the search's indexing (one a second would land in windows by chance).
+        configuration.searchIndexingInterval = 3600
         let devNull = open("/dev/null", O_WRONLY)
         guard devNull >= 0 else { throw Failure(description: "cannot open /dev/null") }
         defer { close(devNull) }

@@ -86,6 +86,10 @@ public struct ServerConfiguration: Sendable {
     /// How often an instance wakes up to purge expired sessions and used challenges; of the instances on
     /// one database, one does the work each time.
     public var housekeepingInterval: TimeInterval = 60
+    /// How often, on SQLite, new names are moved into the admin search's index (`SearchIndexing`); not a
+    /// setting of `latchkey serve` (a second keeps the pending rows the search reads one by one few), but
+    /// the counts gate sets it far longer than its run, so that no round lands in a measured request.
+    public var searchIndexingInterval: TimeInterval = 1
     /// Count requests against the address a reverse proxy appended to `X-Forwarded-For` (only behind a
     /// proxy that sets it: otherwise a client could pick its own address).
     public var trustForwardedFor = false

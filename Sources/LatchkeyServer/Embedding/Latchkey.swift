@@ -247,6 +247,6 @@ public struct Latchkey: Sendable {
             store: store, connections: connections, logger: logger, interval: configuration.housekeepingInterval,
             auditRetention: TimeInterval(configuration.auditRetentionDays) * 86400,
             runs: Counter(label: "latchkey_housekeeping_runs_total", factory: metricsFactory)),
-            SearchIndexing(store: store, logger: logger)]
+            SearchIndexing(store: store, logger: logger, interval: configuration.searchIndexingInterval)]
     }
 }
