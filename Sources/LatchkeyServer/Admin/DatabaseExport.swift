@@ -83,6 +83,8 @@ package enum DatabaseExport {
         let connections = try await configuration.openMigratedDatabase(logger: Logger(label: "latchkey-import"), eventLoopGroup: .singletonMultiThreadedEventLoopGroup)
         do {
             let summary = try await importDocument(data, connections: connections, merge: merge)
+            // The imported names for the admin search (SQLite): indexed now rather than by the next server.
+            while try await Store(connections: connections).indexPendingNames() >= AccountSearchIndex.batch {}
             try await connections.shutdown()
             return summary
         } catch {

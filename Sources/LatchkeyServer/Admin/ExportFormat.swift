@@ -13,7 +13,7 @@ import Foundation
 /// what lives minutes or a day (used challenges, authorization codes, device requests, email confirmation
 /// links and the mail log, rate-limit buckets, the webhook outbox, the housekeeping's claims), and the FIDO metadata (its BLOB is loaded again from the file).
 /// Nor derived data: the account search's trigram tables on SQLite (`AccountSearchIndex`), which the
-/// import rebuilds through their triggers as it inserts the accounts and passkeys.
+/// import rebuilds: their triggers note the accounts and passkeys it inserts, and it indexes them at the end.
 package enum ExportFormat {
     package static let name = "latchkey-export"
     /// The document version this build writes; it reads this one and older ones.
