@@ -19,7 +19,8 @@ struct PostgresCommitWaitTests {
         #expect(StatementEffect("\n  SELECT a FROM b") == .read)
         #expect(StatementEffect("INSERT INTO t VALUES (1)") == .write)
         #expect(StatementEffect("WITH x AS (DELETE FROM t RETURNING a) SELECT count(*) FROM x") == .write)
-        #expect(SQL.finishLoginAtOnce.effect == .write)
+        #expect(StatementEffect("CALL p()") == .end)
+        #expect(SQL.finishLoginAtOnce.effect == .end, "the login's procedure commits before it answers")
         #expect(SQL.sessionAccountRecord.effect == .read)
     }
 

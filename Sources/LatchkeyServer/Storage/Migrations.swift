@@ -530,6 +530,14 @@ enum Migrations {
         ) { flavor in
             flavor == .sqlite ? AccountSearchIndex.sqliteDeferredSchema : []
         },
+        // PostgreSQL: the login's writes as a procedure that commits them, so that the login's last round
+        // trip proves its commit and no empty query waits for it (`FinishLoginProcedure`; issue 34).
+        Migration(
+            version: 19,
+            summary: "PostgreSQL: a login's writes commit inside one procedure call (one round trip less per login)."
+        ) { flavor in
+            flavor == .postgres ? [FinishLoginProcedure.create] : []
+        },
     ]
 
     /// The newest schema version this build knows.

@@ -9,7 +9,8 @@ struct PostgresCeremonyStorage: CeremonyStorage {
 
     /// A login in two round trips (SQLite's order, in a transaction, would take six): the credential and
     /// its account are read on their own, `decide` runs between the round trips, and the writes go as one
-    /// statement (`SQL.finishLoginAtOnce`) that is its own transaction. What differs from SQLite's order:
+    /// call of a procedure that commits them before it answers (`SQL.finishLoginAtOnce`,
+    /// `FinishLoginProcedure`), so no third round trip waits for the commit. What differs from SQLite's order:
     /// a response that fails verification is refused before its challenge is looked at (it writes nothing
     /// either way), and a login that loses the race for the counter has spent its challenge (it is refused
     /// either way; the person starts again with a new one).

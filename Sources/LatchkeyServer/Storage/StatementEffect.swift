@@ -6,7 +6,8 @@
 enum StatementEffect: Sendable, Equatable {
     /// `BEGIN`: what follows commits with the transaction's `COMMIT`.
     case begin
-    /// `COMMIT` or `ROLLBACK` (not `ROLLBACK TO`, which stays in the transaction).
+    /// `COMMIT` or `ROLLBACK` (not `ROLLBACK TO`, which stays in the transaction); and `CALL`, because
+    /// the only procedure Latchkey calls commits its own work before it answers (`FinishLoginProcedure`).
     case end
     /// A `SELECT`, or a savepoint's own statement: nothing to commit.
     case read
@@ -17,7 +18,7 @@ enum StatementEffect: Sendable, Equatable {
         let words = sql.split(whereSeparator: \.isWhitespace).prefix(2).map { $0.uppercased() }
         switch words.first {
         case "BEGIN": self = .begin
-        case "COMMIT": self = .end
+        case "COMMIT", "CALL": self = .end
         case "ROLLBACK": self = words.count > 1 && words[1] == "TO" ? .read : .end
         case "SELECT", "SAVEPOINT", "RELEASE": self = .read
         default: self = .write

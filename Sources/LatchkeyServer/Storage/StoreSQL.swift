@@ -70,7 +70,7 @@ enum SQL {
         WHERE id = $5 AND sign_count = $6
         RETURNING id
         """)
-    /// A whole login's writes as one PostgreSQL statement (one round trip, one implicit transaction),
+    /// A whole login's writes as one PostgreSQL statement (one round trip, its own committed transaction),
     /// after the credential was read and the assertion verified: the challenge is marked used ($1, $2);
     /// only if that mark is new does the counter move, from the value the verification saw ($8); only if
     /// it moved is the session ($9, expiring $10) stored. A racing finish of the same challenge waits on
@@ -79,30 +79,11 @@ enum SQL {
     /// session go the login's audit events — kind and detail of each in the JSON array $15, the rest
     /// shared: actor $11, client address $12, user agent $13, request id $14 — and their webhook outbox
     /// rows, one per endpoint id in the comma-separated $16 (empty: no webhooks).
+    /// The statement is the body of a procedure that commits it (`FinishLoginProcedure`, migration 19):
+    /// its answer comes after the commit, so no round trip waits for it (`StatementEffect.commits`).
     /// (PostgreSQL only: SQLite has no writes inside WITH, and its transaction costs no round trips.)
     static let finishLoginAtOnce = StoreStatement("""
-        WITH used AS (
-            INSERT INTO used_challenges (digest, expires_at) VALUES ($1, $2) ON CONFLICT (expires_at, digest) DO NOTHING RETURNING digest
-        ), moved AS (
-            UPDATE credentials SET sign_count = $3, backup_state = $4, uv_initialized = CASE WHEN $5 = 1 THEN 1 ELSE uv_initialized END,
-                last_used_at = $6, backup_state_changed_at = CASE WHEN backup_state <> $4 THEN $6 ELSE backup_state_changed_at END
-            WHERE id = $7 AND sign_count = $8 AND EXISTS (SELECT 1 FROM used)
-            RETURNING account_id
-        ), stored AS (
-            INSERT INTO sessions (token_hash, account_id, created_at, expires_at, credential_id, user_verified)
-            SELECT $9, account_id, $6, $10, $7, $5 FROM moved
-            RETURNING token_hash
-        ), audited AS (
-            INSERT INTO audit_events (at, event, account_id, credential_id, actor, client_address, user_agent, request_id, detail)
-            SELECT $6, e.event, m.account_id, $7, $11, $12, $13, $14, e.detail
-            FROM moved m, json_to_recordset($15::json) AS e(event text, detail text)
-            RETURNING id
-        ), queued AS (
-            INSERT INTO webhook_outbox (audit_id, endpoint, attempts, next_attempt_at)
-            SELECT a.id, endpoint, 0, $6 FROM audited a, unnest(string_to_array($16, ',')) AS endpoint
-            RETURNING audit_id
-        )
-        SELECT (SELECT count(*) FROM used) AS used, (SELECT count(*) FROM stored) AS stored
+        CALL \(FinishLoginProcedure.name)($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, NULL, NULL)
         """, preparedOnPostgres: FinishLoginOnPostgres.self)
     static let renameCredential = StoreStatement(
         "UPDATE credentials SET name = $1 WHERE id = $2 AND account_id = $3 RETURNING \(credentialColumns)")
