@@ -96,14 +96,14 @@ extension SQL {
             INSERT INTO account_name_trigrams (rowid, name)
             SELECT a.rowid, a.display_name FROM account_name_trigrams_pending p CROSS JOIN accounts a WHERE a.rowid = p.row AND p.row <= $1
             """),
-        StoreStatement("DELETE FROM account_name_trigrams_pending WHERE row <= $1"),
+        StoreStatement("DELETE FROM account_name_trigrams_pending WHERE row <= $1 RETURNING row"),
     ]
     static let indexPendingCredentialNames = [
         StoreStatement("""
             INSERT INTO credential_name_trigrams (rowid, name)
             SELECT c.rowid, c.name FROM credential_name_trigrams_pending p CROSS JOIN credentials c WHERE c.rowid = p.row AND p.row <= $1
             """),
-        StoreStatement("DELETE FROM credential_name_trigrams_pending WHERE row <= $1"),
+        StoreStatement("DELETE FROM credential_name_trigrams_pending WHERE row <= $1 RETURNING row"),
     ]
     static let countNamesPostgres = StoreStatement("""
         SELECT (SELECT count(*) FROM (SELECT 1 FROM accounts WHERE lower(display_name) LIKE $1 ESCAPE '\\' LIMIT $2) x)
