@@ -110,6 +110,10 @@ extension StoreTests {
                     search.aaguid = aaguid
                     let expected = try await Self.searchedBefore(store, search)
                     #expect(try await Self.ids(store, search) == expected, "text \(text), aaguid \(aaguid == nil ? "any" : "7")")
+                    // PostgreSQL's other way for a text: counted, then read again (taken when a text has
+                    // `Store.searchFoundLimit` matches or more; here with a limit of 1).
+                    #expect(try await store.searchAccounts(search, now: Self.at, foundLimit: 1).map(\.account.id) == expected,
+                            "text \(text), counted way")
                     checked += expected.count
                 }
             }

@@ -106,6 +106,9 @@ extension SQL {
     /// Moves up to $1 pending rows of each table into its FTS5 table (`AccountSearchIndex`): the rows to
     /// move are those up to the bound the first statement reads, so a row noted meanwhile waits for the next
     /// round (on SQLite nothing is noted meanwhile: the batch is one transaction of the one writer).
+    static let anyPendingNames = StoreStatement("""
+        SELECT EXISTS (SELECT 1 FROM account_name_trigrams_pending) + EXISTS (SELECT 1 FROM credential_name_trigrams_pending) AS n
+        """)
     static let pendingNameBounds = StoreStatement("""
         SELECT (SELECT max(row) FROM (SELECT row FROM account_name_trigrams_pending ORDER BY row LIMIT $1)) AS accounts,
                (SELECT max(row) FROM (SELECT row FROM credential_name_trigrams_pending ORDER BY row LIMIT $1)) AS credentials
