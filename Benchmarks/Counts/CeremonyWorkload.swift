@@ -28,10 +28,6 @@ struct CeremonyWorkload {
     let iterations: Int
     let warmUp: Int
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// Runs the warm-up, then `iterations` measured ceremonies; returns the windows measured.
     func run() async throws -> Int {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-counts-\(UUID().uuidString)")
@@ -51,7 +47,7 @@ struct CeremonyWorkload {
         // Nor a round of the search's indexing (one a second would land in windows by chance).
         configuration.searchIndexingInterval = 3600
         let devNull = open("/dev/null", O_WRONLY)
-        guard devNull >= 0 else { throw Failure(description: "cannot open /dev/null") }
+        guard devNull >= 0 else { throw CountsFailure(description: "cannot open /dev/null") }
         defer { close(devNull) }
         // The server's own handler, but at warning: a request's info line is not written. Its time is
         // rendered once a wall-clock second (`LogClock`), and under valgrind, where a login takes about
@@ -101,7 +97,7 @@ private struct CountsClient {
         }
         let data = Data(buffer: response.body)
         guard response.status == status else {
-            throw CeremonyWorkload.Failure(description: "\(path) answered \(response.status.code), not \(status.code): \(String(decoding: data, as: UTF8.self))")
+            throw CountsFailure(description: "\(path) answered \(response.status.code), not \(status.code): \(String(decoding: data, as: UTF8.self))")
         }
         return data
     }
@@ -109,14 +105,14 @@ private struct CountsClient {
     func register(with authenticator: SoftAuthenticator, window: MeasuredWindow?) async throws {
         let optionsData = try await post(
             "/api/registration/options", body: try JSONEncoder().encode(["displayName": "Counts"]), expect: .ok, window: window)
-        let options = try JSONDecoder().decode(Options<PublicKeyCredentialCreationOptionsJSON>.self, from: optionsData).publicKey
+        let options = try GatedJSONDecoder(limit: 64 * 1024).decode(Options<PublicKeyCredentialCreationOptionsJSON>.self, from: optionsData).publicKey
         let credential = try authenticator.makeCredential(options, origin: CeremonyWorkload.origin)
         _ = try await post("/api/registration/verify", body: try JSONEncoder().encode(["credential": credential]), expect: .created, window: window)
     }
 
     func login(with authenticator: SoftAuthenticator, window: MeasuredWindow?) async throws {
         let optionsData = try await post("/api/login/options", body: nil, expect: .ok, window: window)
-        let options = try JSONDecoder().decode(Options<PublicKeyCredentialRequestOptionsJSON>.self, from: optionsData).publicKey
+        let options = try GatedJSONDecoder(limit: 64 * 1024).decode(Options<PublicKeyCredentialRequestOptionsJSON>.self, from: optionsData).publicKey
         let credential = try authenticator.getAssertion(options, origin: CeremonyWorkload.origin)
         _ = try await post("/api/login/verify", body: try JSONEncoder().encode(["credential": credential]), expect: .ok, window: window)
     }

@@ -22,10 +22,6 @@ struct VectorWorkload {
     let vectorsPath: String
     let passes: Int
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
-
     /// Returns the windows measured.
     func run() async throws -> Int {
         let vectors = try Self.load(vectorsPath)
@@ -45,7 +41,7 @@ struct VectorWorkload {
                 return Base64URL.decode(text)
             }
             guard attestationObjects.count > 100, storedKeys.count > 40 else {
-                throw Failure(description: "\(vectorsPath): \(attestationObjects.count) attestation objects and \(storedKeys.count) stored keys; expected the 125 registrations and 59 authentications")
+                throw CountsFailure(description: "\(vectorsPath): \(attestationObjects.count) attestation objects and \(storedKeys.count) stored keys; expected the 125 registrations and 59 authentications")
             }
             // Warm-up: one pass outside the window (type metadata, lazy globals).
             var decoded = Self.decodeAll(attestationObjects, storedKeys)
@@ -55,7 +51,7 @@ struct VectorWorkload {
                 return total
             }
             guard decoded == passes * (attestationObjects.count + storedKeys.count) else {
-                throw Failure(description: "only \(decoded) of \(passes) × \(attestationObjects.count + storedKeys.count) CBOR items decoded")
+                throw CountsFailure(description: "only \(decoded) of \(passes) × \(attestationObjects.count + storedKeys.count) CBOR items decoded")
             }
         case .vectorsVerify:
             let documents = try vectors.map { try CeremonyDocument(json: JSONSerialization.data(withJSONObject: Self.pinned($0))) }
@@ -70,7 +66,7 @@ struct VectorWorkload {
             }
             // 158 of the 184 are expected to verify (the vector tests check each one's outcome and fields).
             let expected = passes * vectors.filter { ($0["expected"] as? [String: Any])?["outcome"] as? String == "valid" }.count
-            guard verified == expected else { throw Failure(description: "\(verified) verifications succeeded, \(expected) expected to") }
+            guard verified == expected else { throw CountsFailure(description: "\(verified) verifications succeeded, \(expected) expected to") }
         }
         return window.count
     }
@@ -105,7 +101,7 @@ struct VectorWorkload {
         guard let data = FileManager.default.contents(atPath: path),
               let top = try JSONSerialization.jsonObject(with: data) as? [String: Any],
               let vectors = top["vectors"] as? [[String: Any]]
-        else { throw Failure(description: "\(path) is not the shared vectors file") }
+        else { throw CountsFailure(description: "\(path) is not the shared vectors file") }
         return vectors
     }
 }

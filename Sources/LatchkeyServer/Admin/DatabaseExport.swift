@@ -84,7 +84,7 @@ package enum DatabaseExport {
         do {
             let summary = try await importDocument(data, connections: connections, merge: merge)
             // The imported names for the admin search (SQLite): indexed now rather than by the next server.
-            while try await Store(connections: connections).indexPendingNames() >= AccountSearchIndex.batch {}
+            try await Store(connections: connections).indexAllPendingNames()
             try await connections.shutdown()
             return summary
         } catch {

@@ -34,7 +34,7 @@ public enum BulkAccounts {
             }
             // Indexed for the admin search now, as a database that grew slowly would be (SQLite: the
             // server's `SearchIndexing` would otherwise spend its first minute on a million pending rows).
-            while try await Store(connections: connections).indexPendingNames() >= AccountSearchIndex.batch {}
+            try await Store(connections: connections).indexAllPendingNames()
             // Fresh statistics, as a database that grew slowly would have.
             try await connections.withConnection { db in try await db.raw("ANALYZE").run() }
             // SQLite: the batches went through the write-ahead log; write it back so the file is the database.

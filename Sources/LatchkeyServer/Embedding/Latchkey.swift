@@ -243,10 +243,13 @@ public struct Latchkey: Sendable {
                 logger: logger, metrics: metricsFactory))
         }
         if let mail { services.append(mail.outbox) }
-        return services + [Housekeeping(
+        services.append(Housekeeping(
             store: store, connections: connections, logger: logger, interval: configuration.housekeepingInterval,
             auditRetention: TimeInterval(configuration.auditRetentionDays) * 86400,
-            runs: Counter(label: "latchkey_housekeeping_runs_total", factory: metricsFactory)),
-            SearchIndexing(store: store, logger: logger, interval: configuration.searchIndexingInterval)]
+            runs: Counter(label: "latchkey_housekeeping_runs_total", factory: metricsFactory)))
+        if connections.flavor == .sqlite {
+            services.append(SearchIndexing(store: store, logger: logger, interval: configuration.searchIndexingInterval))
+        }
+        return services
     }
 }

@@ -6,7 +6,8 @@ import ServiceLifecycle
 /// admin account search (`AccountSearchIndex`, `Store.indexPendingNames`), many rows per commit instead
 /// of an FTS5 segment in every registration's. Rounds follow each other at once while a batch comes back
 /// full (a bulk import, a burst of sign-ups), so the pending rows the search reads one by one stay few.
-/// Runs beside `Housekeeping` and stops before it (it is listed after it: a service group stops its
+/// `Latchkey.services` runs it on SQLite only (PostgreSQL's GIN indexes need no such help), beside
+/// `Housekeeping`, and it stops before it (it is listed after it: a service group stops its
 /// services in reverse order), so the connections are still open for its last round.
 struct SearchIndexing: Service {
     let store: Store
@@ -14,15 +15,10 @@ struct SearchIndexing: Service {
     var interval: TimeInterval = 1
 
     func run() async throws {
-        guard store.connections.flavor == .sqlite else {
-            // Nothing to do on PostgreSQL, but a service that returns early would stop the whole group.
-            try? await gracefulShutdown()
-            return
-        }
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    while try await store.indexPendingNames() >= AccountSearchIndex.batch, !Task.isCancelled {}
+                    try await store.indexAllPendingNames()
                 } catch is CancellationError {
                     break
                 } catch {

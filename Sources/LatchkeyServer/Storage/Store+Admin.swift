@@ -72,10 +72,11 @@ extension Store {
                     // A rare text's candidates are taken from this one reading of the indexes; a commoner
                     // one is counted up to the limit and read again by its search.
                     let found = try await db.all(StoreQuery(SQL.nameMatchesPostgres, .text(pattern), .integer(Int64(foundLimit))))
-                    let kinds = try found.map { try $0.decode(column: "kind", as: String.self) }
-                    if kinds.filter({ $0 == "a" }).count < foundLimit, kinds.filter({ $0 == "c" }).count < foundLimit {
+                        .map { (kind: try $0.decode(column: "kind", as: String.self), id: try $0.decode(column: "id", as: String.self)) }
+                    let byName = found.count(where: { $0.kind == "a" })
+                    if byName < foundLimit, found.count - byName < foundLimit {
                         var json = JSONWriter()
-                        json.array(try found.map { try $0.decode(column: "id", as: String.self) }) { $0.string($1) }
+                        json.array(found) { $0.string($1.id) }
                         let ids = StoreValue.text(String(decoding: json.bytes, as: UTF8.self))
                         choices.append((found.count, StoreQuery(SQL.searchAccountsAmongFoundPostgres, values: values + [ids])))
                     } else {
@@ -233,5 +234,12 @@ extension Store {
             }
             return moved
         }
+    }
+
+    /// Rounds of `indexPendingNames` until one comes back short of a full batch (or the task is
+    /// cancelled): what `SearchIndexing` runs each second, and what a bulk insert or an import runs
+    /// before it ends.
+    func indexAllPendingNames() async throws {
+        while try await indexPendingNames() >= AccountSearchIndex.batch, !Task.isCancelled {}
     }
 }
