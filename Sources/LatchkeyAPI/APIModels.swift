@@ -89,6 +89,17 @@ package struct RecoveryIssueRequest: JSONReadable {
     }
 }
 
+/// `POST /api/device-requests` (its body is optional): the username of the account the new device
+/// wants to join, when the person gives it — then only that account can find, approve or deny the
+/// request (review 4, S4-12: anyone who saw the code could approve it into their own account).
+package struct DeviceRequestCreateRequest: JSONReadable {
+    package let username: String?
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        username = try reader.optionalString("username")
+    }
+}
+
 /// `POST /api/device-requests/{id}/poll`: the secret the new device got with its request.
 package struct DevicePollRequest: JSONReadable {
     package let secret: String

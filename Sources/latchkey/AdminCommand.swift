@@ -273,15 +273,24 @@ struct AdminCommand: AsyncParsableCommand {
             @Flag(help: "Print JSON instead of text.") var json = false
 
             func validate() throws {
-                guard Self.seconds(ttl) != nil else { throw ValidationError("--ttl must be like 30m, 1h or 3600 (seconds).") }
+                guard Self.seconds(ttl) != nil else {
+                    throw ValidationError("--ttl must be from 5m to 24h, like 30m, 1h or 3600 (seconds), not \"\(ttl)\".")
+                }
             }
 
-            /// `90s`, `30m`, `1h` or a number of seconds.
+            /// `90s`, `30m`, `1h` or a number of seconds, within the 5 minutes to 24 hours a grant may live;
+            /// nil otherwise. `inf`, `nan`, `1e300` and 20-digit numbers are refused here, before anything
+            /// converts them (review 4, S4-2: `--ttl inf` trapped).
             static func seconds(_ text: String) -> TimeInterval? {
                 let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
-                if let unit = text.last.flatMap({ units[$0] }), let number = Double(text.dropLast()), number > 0 { return number * unit }
-                return Double(text).flatMap { $0 > 0 ? $0 : nil }
+                var number = Double(text)
+                if number == nil, let unit = text.last.flatMap({ units[$0] }) { number = Double(text.dropLast()).map { $0 * unit } }
+                guard let number, number.isFinite, lifetimes.contains(number) else { return nil }
+                return number
             }
+
+            /// What the server accepts (`RecoveryService.lifetimes`, which refuses anything else again).
+            static let lifetimes: ClosedRange<TimeInterval> = 300...86_400
 
             func answer(_ console: AdminConsole) async throws -> String {
                 let lifetime = Self.seconds(ttl) ?? 3600

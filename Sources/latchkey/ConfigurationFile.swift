@@ -126,7 +126,7 @@ struct ConfigurationFile {
             return .integer(integer)
         case .seconds:
             if let integer = value.int { return .number(Double(integer)) }
-            guard let seconds = value.double else { throw wrongType("a number of seconds") }
+            guard let seconds = value.double, seconds.isFinite else { throw wrongType("a number of seconds") }
             return .number(seconds)
         case .boolean:
             guard let boolean = value.bool else { throw wrongType("true or false") }

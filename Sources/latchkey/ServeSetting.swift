@@ -218,7 +218,8 @@ struct ServeSetting: Sendable {
             guard let integer = Int(text) else { throw refuse("a whole number of seconds") }
             return .integer(integer)
         case .seconds:
-            guard let seconds = Double(text) else { throw refuse("a number of seconds") }
+            // `inf` and `nan` read as Doubles; no duration is either, and a later conversion of one traps.
+            guard let seconds = Double(text), seconds.isFinite else { throw refuse("a number of seconds") }
             return .number(seconds)
         case .boolean:
             guard let on = ["true": true, "1": true, "false": false, "0": false][text.lowercased()] else { throw refuse("true or false") }

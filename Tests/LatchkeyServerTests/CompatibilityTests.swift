@@ -71,14 +71,40 @@ struct CompatibilityTests {
 
     @Test("the page's name is HTML-escaped")
     func escaping() {
-        #expect(HankoController.escapeHTML(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
+        #expect(HTMLText.escaped(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
         // SECURITY-FINDINGS-3.md, finding 6: a Prepend scalar (U+0600, U+110BD) forms one grapheme cluster with the `<`,
         // `"` or `>` after it; each of those is still escaped, and the Prepend scalar kept.
         for prepend in ["\u{600}", "\u{110BD}", "\u{6DD}", "\u{D4E}"] {
             let hostile = "\(prepend)<meta http-equiv=\(prepend)\"refresh\(prepend)\"\(prepend)>"
-            let escaped = HankoController.escapeHTML(hostile)
+            let escaped = HTMLText.escaped(hostile)
             #expect(!escaped.unicodeScalars.contains { "<>\"".unicodeScalars.contains($0) }, "\(escaped)")
             #expect(escaped == "\(prepend)&lt;meta http-equiv=\(prepend)&quot;refresh\(prepend)&quot;\(prepend)&gt;")
+        }
+    }
+
+    @Test("a restricted (recovery) session is no session to the compatibility routes, as the cookie or the bearer token (review 4, S4-11)")
+    func restrictedSessions() async throws {
+        let on = TestServer.configuration { $0.compatibility = [.hanko, .passKeysDemo] }
+        try await TestServer.withApplication(on) { (api, application) async throws in
+            let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
+            let recovery = RecoveryService(store: application.store, configuration: on, now: { Date() })
+            let issued = try await recovery.issue(accountId: session.accountId, lifetime: 3600, origin: .test)
+            let restricted = try await recovery.exchange(code: issued.code, origin: .test).token
+            #expect(restricted.hasPrefix(SessionToken.recoveryPrefix))
+            #expect(try await application.store.sessionAccount(tokenHash: SessionToken.hash(of: restricted), now: Date()) == nil, "not a full session")
+            #expect(try await application.store.sessionAccount(tokenHash: SessionToken.hash(of: session.token), now: Date()) == session.accountId)
+            for name in [SessionCookie.name(secure: true), SessionCookie.name(secure: false)] {
+                let content = try await api.send(.get, "/content", headers: [.cookie: "\(name)=\(restricted)"])
+                #expect(content.status == .forbidden && content.errorCode == "recovery_session_restricted", "\(name): \(content.text)")
+                #expect(!content.text.contains("Welcome"))
+            }
+            let native = try await api.send(.get, "/api/account", headers: [.cookie: "\(SessionCookie.name(secure: true))=\(restricted)"])
+            #expect(native.status == .forbidden && native.errorCode == "recovery_session_restricted", "\(native.text)")
+            // The page's registration with the restricted token as the cookie is still the one thing it may do.
+            let allowed = try await api.send(.post, "/api/registration/options", body: Data("{}".utf8), headers: [
+                .cookie: "\(SessionCookie.name(secure: true))=\(restricted)", .origin: TestServer.origin,
+            ])
+            #expect(allowed.status != .forbidden, "\(allowed.text)")
         }
     }
 

@@ -23,10 +23,10 @@ struct OIDCClientFactsTests {
     }
 
     /// A write admin key, stored as `latchkey admin keys create` stores it.
-    static func adminKey(_ store: Store) async throws -> String {
+    static func adminKey(_ store: Store, scope: AdminKeyRecord.Scope = .write) async throws -> String {
         let secret = AdminKeySecret.generate()
         let record = AdminKeyRecord(
-            id: secret.id, secretHash: SecretDigest.of(secret.text), scope: .write, name: "test", createdAt: Date(), createdBy: "test")
+            id: secret.id, secretHash: SecretDigest.of(secret.text), scope: scope, name: "test", createdAt: Date(), createdBy: "test")
         try await store.insertAdminKey(record, event: AuditOrigin.test.event(.adminKeyCreated, at: Date(), account: nil))
         return secret.text
     }
@@ -54,6 +54,20 @@ struct OIDCClientFactsTests {
             #expect(try await Self.algorithms(api) == ["ES256"])
             clock.set(Date(timeIntervalSince1970: 1_800_000_030))
             #expect(try await Self.algorithms(api) == ["ES256", "RS256"], "read again after OIDCClientFacts.lifetime")
+        }
+    }
+
+    @Test("an anonymous id_token_hint headed RS256 makes no RSA keys while no client uses RS256 (review 4, S4-13)")
+    func hintMakesNoKeys() async throws {
+        try await TestServer.withApplication(Self.configuration()) { (api, application) async throws in
+            let hint = "eyJhbGciOiJSUzI1NiIsImtpZCI6IngifQ.e30.x"  // {"alg":"RS256","kid":"x"}.{}.x
+            let reply = try await api.send(.get, "/end-session?id_token_hint=\(hint)")
+            #expect(reply.status.code < 500, "\(reply.text)")
+            #expect(try await Self.algorithms(api) == ["ES256"])
+            let keys = try await application.store.connections.withConnection { db in
+                try await db.raw("SELECT name FROM server_keys").all().map { try $0.decode(column: "name", as: String.self) }
+            }
+            #expect(!keys.isEmpty && !keys.contains { $0.hasPrefix(AccessTokenIssuer.rsaKeyNamePrefix) }, "\(keys)")
         }
     }
 

@@ -87,6 +87,47 @@ extension StoreTests {
         }
     }
 
+    @Test("a refresh asking for a wider scope is refused before anything changes; the token still works (review 4, S4-7)", arguments: Backends.all)
+    func widerRefreshScope(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            let grant = try await Self.seed(store, offline: true)
+            guard case .redeemed = try await Self.redeem(store) else { Issue.record("not redeemed"); return }
+            func rotate(asking: Set<String>?, _ old: String, _ new: String) async throws -> Store.RefreshRotation {
+                try await store.rotateRefreshToken(
+                    hash: SecretDigest.of(old), newHash: SecretDigest.of(new), clientId: "app", asking: asking, at: Self.at,
+                    expiresAt: Self.at.addingTimeInterval(3600), events: { _, _ in [] })
+            }
+            #expect(try await rotate(asking: ["openid", "email"], "refresh-1", "refresh-2") == .scopeRefused)
+            #expect(try await store.liveOIDCGrant(id: grant.id, at: Self.at) != nil, "nothing was revoked")
+            guard case .rotated(let rotated) = try await rotate(asking: ["openid"], "refresh-1", "refresh-2") else {
+                Issue.record("the refused refresh burned the token"); return
+            }
+            #expect(rotated.narrowed(to: ["openid"]).scopes == ["openid"])
+            #expect(rotated.scopes == ["openid", "offline_access"], "the grant keeps its whole scope")
+            // A used token presented with a wider scope is still a replay: the grant ends.
+            #expect(try await rotate(asking: ["openid", "email"], "refresh-1", "refresh-x") == .reused)
+        }
+    }
+
+    @Test("a client's secret changed or dropped by an update revokes its grants and pending codes (review 4, S4-6)", arguments: Backends.all)
+    func publicSwitchRevokes(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            let grant = try await Self.seed(store, offline: true)
+            var client = Self.client()
+            client.secretHash = nil
+            let revoked = try await store.updateOIDCClient(client, secretChanged: true) { revoked in
+                AuditOrigin.test.event(.oidcClientUpdated, at: Self.at, account: nil, detail: ["grantsRevoked": .number(revoked ?? -1)])
+            }
+            #expect(revoked == 1)
+            #expect(try await store.liveOIDCGrant(id: grant.id, at: Self.at) == nil)
+            #expect(try await Self.redeem(store) == .refused, "the pending code died with its grant")
+            let event = try await store.auditEvents(Store.AuditQuery(kind: .oidcClientUpdated, limit: 1)).first
+            #expect(event?.detail.contains("\"grantsRevoked\":1") == true, "\(String(describing: event))")
+            // Another update that leaves the secret alone revokes nothing.
+            #expect(try await store.updateOIDCClient(client, secretChanged: false) { _ in AuditOrigin.test.event(.oidcClientUpdated, at: Self.at, account: nil) } == 0)
+        }
+    }
+
     @Test("of 20 concurrent redemptions of one code exactly one succeeds, and the grant ends", arguments: Backends.all)
     func concurrentRedemption(backend: String) async throws {
         try await Backends.with(backend) { store in

@@ -38,14 +38,14 @@ extension StoreTests {
             #expect(try await !store.insertOIDCClient(Self.client("grafana", name: "Other"), event: Self.event(.oidcClientCreated)))
             client.secretHash = nil
             client.name = "Grafana"
-            #expect(try await store.updateOIDCClient(client, secretChanged: true, event: Self.event(.oidcClientUpdated)))
+            #expect(try await store.updateOIDCClient(client, secretChanged: true, event: { _ in Self.event(.oidcClientUpdated) }) == 0)
             #expect(try await store.oidcClient(id: "grafana") == client)
             client.secretHash = [9, 9, 9]
-            #expect(try await store.updateOIDCClient(client, secretChanged: false, event: Self.event(.oidcClientUpdated)))
+            #expect(try await store.updateOIDCClient(client, secretChanged: false, event: { _ in Self.event(.oidcClientUpdated) }) == 0)
             #expect(try await store.oidcClient(id: "grafana")?.secretHash == nil, "without secretChanged the secret stays")
-            #expect(try await store.updateOIDCClient(client, secretChanged: true, event: Self.event(.oidcClientUpdated)))
+            #expect(try await store.updateOIDCClient(client, secretChanged: true, event: { _ in Self.event(.oidcClientUpdated) }) == 0)
             #expect(try await store.oidcClient(id: "grafana")?.secretHash == [9, 9, 9])
-            #expect(try await !store.updateOIDCClient(Self.client("nobody"), secretChanged: true, event: Self.event(.oidcClientUpdated)))
+            #expect(try await store.updateOIDCClient(Self.client("nobody"), secretChanged: true, event: { _ in Self.event(.oidcClientUpdated) }) == nil)
             let kinds = try await store.auditEvents(Store.AuditQuery(limit: 10)).map(\.kind)
             #expect(kinds == [.oidcClientUpdated, .oidcClientUpdated, .oidcClientUpdated, .oidcClientCreated], "\(kinds)")
         }
@@ -117,8 +117,11 @@ extension StoreTests {
             #expect(profile.email == nil && !profile.emailVerified && profile.username == nil && profile.groups == [])
             _ = try await store.changeProfile(accountId: ada.id, .emailVerified(true), at: at, event: Self.event(.accountUpdated))
             #expect(try await store.accountProfile(id: ada.id)?.emailVerified == false, "no address, nothing verified")
-            // A removed username is free again.
-            #expect(try await store.changeProfile(accountId: grace.id, .username("ada"), at: at, event: Self.event(.accountUpdated)))
+            // A removed username stays its first holder's, never another account's (review 4, S4-5); she may take it back.
+            await #expect(throws: Store.Failure.duplicate) {
+                _ = try await store.changeProfile(accountId: grace.id, .username("ada"), at: at, event: Self.event(.accountUpdated))
+            }
+            #expect(try await store.changeProfile(accountId: ada.id, .username("ada"), at: at, event: Self.event(.accountUpdated)))
             #expect(try await !store.changeProfile(accountId: "nobody", .username("x1"), at: at, event: Self.event(.accountUpdated)))
 
             // The person's PATCH: display name and username in one transaction; a taken name changes neither.

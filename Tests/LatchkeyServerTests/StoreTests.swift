@@ -19,7 +19,7 @@ enum Backends {
         "sessions", "ceremonies", "used_challenges", "server_keys", "credentials", "accounts", "housekeeping", "rate_limits",
         "audit_events", "admin_keys", "webhook_outbox", "recovery_grants", "device_requests",
         "oidc_refresh_tokens", "oidc_codes", "oidc_grants", "oidc_consents", "oidc_clients", "email_tokens", "mail_log",
-        "metadata_entries", "metadata_blob",
+        "metadata_entries", "metadata_blob", "usernames",
         "schema_migrations",
     ]
 

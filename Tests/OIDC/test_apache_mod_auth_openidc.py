@@ -181,7 +181,7 @@ def test_confidential_rs256_client(provider, browser):
             assert protected_text(browser, rp, "rp-username") == "alice"
         except Exception:
             pytest.fail(fail_with_logs(rp, provider, browser, "confidential-protected"))
-        assert browser.find_element(By.ID, "remote-user").text == "alice"
+        assert browser.find_element(By.ID, "remote-user").text == account_id  # OIDCRemoteUserClaim sub
         assert browser.find_element(By.ID, "sub").text == account_id
         screenshot(browser, "confidential-2-protected")
         log = verified_by_apache(rp, "RS256")

@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import pathlib
+import sqlite3
 import subprocess
 import sys
 
@@ -133,3 +134,76 @@ def test_denials_and_foreign_passkeys_are_refused():
         assert server.call("POST", "/api/account/device-requests/find", {"code": request["code"]}, token=token)[0] == 404
         assert server.call("POST", "/api/account/device-requests/find", {"code": "!!"}, token=token)[0] == 404
         assert server.call("POST", "/api/device-requests/nope/poll", {"secret": "x"})[0] == 404
+
+
+def request_from(server, address, body=b""):
+    """A device request as if from `address` (the server trusts X-Forwarded-For): (status, body)."""
+    status, answer, _ = server.raw("POST", "/api/device-requests", body=body, headers={"X-Forwarded-For": address})
+    return status, answer
+
+
+def test_a_few_addresses_cannot_fill_device_requests_for_everyone():
+    """SECURITY-FINDINGS-4.md, S4-3: 17 addresses (and 17 IPv6 /64s) asking 600 times each hold 10 live
+    requests each, not the table's 10 000; another address still gets its code, and the requester's older
+    requests make room for its newer ones."""
+    with Server("--trust-forwarded-for", "--rate-limit", "0") as server:
+        first = None
+        for i in range(17):
+            for n in range(60):
+                status, body = request_from(server, f"198.51.100.{i}")
+                assert status == 201, body
+                first = first or body
+            for n in range(20):
+                status, body = request_from(server, f"2001:db8:{i}::{n + 1}")  # one /64, many addresses
+                assert status == 201, body
+        live = sqlite3.connect(server.database.removeprefix("sqlite:")).execute(
+            "SELECT requester, count(*) FROM device_requests GROUP BY requester").fetchall()
+        assert len(live) == 34 and all(count == 10 for _, count in live), live
+        assert ("2001:db8:0:0::/64", 10) in live and ("198.51.100.0", 10) in live, live
+        status, body = request_from(server, "203.0.113.99")
+        assert status == 201, body
+        # The first request of 198.51.100.0 made room long ago: its device finds nothing.
+        assert poll(server, first)[0] == 404
+
+
+def test_a_request_naming_a_username_is_that_accounts_alone():
+    """S4-12: a request for `ada` cannot be found, approved or denied by another account; the new device
+    is told whose account let it in (the username, which the approver cannot choose)."""
+    with Server("--rate-limit", "0", "--user-verification", "preferred") as server:
+        ada, ada_token, ada_device = person(server, "Ada")
+        _, mallory_token, mallory_device = person(server, "Ada")  # the same display name, another account
+        for token, name in ((ada_token, "ada"), (mallory_token, "mallory")):
+            status, body = server.call("PATCH", "/api/account", {"username": name}, token=token)
+            assert status == 200, body
+
+        status, refused = server.call("POST", "/api/device-requests", {"username": "not a name!"})
+        assert (status, refused["error"]["code"]) == (422, "username_invalid"), refused
+        status, request = server.call("POST", "/api/device-requests", {"username": "Ada"})
+        assert status == 201, request
+        status, body = server.call("POST", "/api/account/device-requests/find", {"code": request["code"]}, token=mallory_token)
+        assert (status, body["error"]["code"]) == (404, "unknown_device_request"), body
+        assertion = confirmation(server, mallory_token, mallory_device)
+        status, body = server.call("POST", f"/api/account/device-requests/{request['id']}/approve", {"credential": assertion}, token=mallory_token)
+        assert status == 404, body
+        status, body = server.call("POST", f"/api/account/device-requests/{request['id']}/deny", None, token=mallory_token)
+        assert status == 404, body
+        assert poll(server, request) == (200, {"status": "pending"})
+
+        status, found = server.call("POST", "/api/account/device-requests/find", {"code": request["code"]}, token=ada_token)
+        assert status == 200 and found["forUsername"] == "ada", found
+        assertion = confirmation(server, ada_token, ada_device)
+        status, body = server.call("POST", f"/api/account/device-requests/{request['id']}/approve", {"credential": assertion}, token=ada_token)
+        assert status == 204, body
+        status, answer = poll(server, request)
+        assert answer["account"] == {"id": ada, "displayName": "Ada", "username": "ada"}, answer
+
+        # Without a username anyone may find it (as before), and the new device is shown who approved.
+        status, open_request = server.call("POST", "/api/device-requests")
+        assert status == 201
+        status, found = server.call("POST", "/api/account/device-requests/find", {"code": open_request["code"]}, token=mallory_token)
+        assert status == 200 and found["forUsername"] is None, found
+        assertion = confirmation(server, mallory_token, mallory_device)
+        assert server.call("POST", f"/api/account/device-requests/{open_request['id']}/approve", {"credential": assertion},
+                           token=mallory_token)[0] == 204
+        status, answer = poll(server, open_request)
+        assert answer["account"]["username"] == "mallory" and answer["account"]["id"] != ada, answer

@@ -7,7 +7,9 @@ Nothing of the system's /etc/apache2 is read. Standard library only (every test 
 What it serves:
 - `/protected/` behind `AuthType openid-connect`: an SSI page (mod_include) that prints the claims
   mod_auth_openidc passes on (`OIDC_CLAIM_preferred_username`, `OIDC_CLAIM_sub`) and `REMOTE_USER`
-  (`OIDCRemoteUserClaim preferred_username`), each in an element with an id the browser test reads.
+  (`OIDCRemoteUserClaim sub`: the account id, which never passes to anyone else, where a username
+  released by one account could be taken by another — review 4, S4-5), each in an element with an id
+  the browser test reads.
 - `/protected/redirect_uri`: mod_auth_openidc's own callback (`OIDCRedirectURI`), and its logout
   (`?logout=URL`: the session is ended here, then the browser goes to the provider's end_session_endpoint
   with `id_token_hint` and `post_logout_redirect_uri=URL`).
@@ -91,7 +93,7 @@ def configuration(*, root, port, provider_metadata_url, client_id, client_secret
         lines += ["OIDCPKCEMethod S256"]
     lines += [
         f'OIDCScope "{scope}"',
-        "OIDCRemoteUserClaim preferred_username",
+        "OIDCRemoteUserClaim sub",
         "OIDCCacheType shm",
         # mod_auth_openidc's caches live in this instance's shared memory; its metadata cache directory
         # (for OIDCMetadataDir only) is not used.

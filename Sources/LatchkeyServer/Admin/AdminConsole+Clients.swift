@@ -67,8 +67,13 @@ extension AdminConsole {
         try await run(rulesAreUsage: true) {
             let updated = try await service.updateClient(id: id, settings.request, origin: .cli)
             if json { return try Self.json(updated) }
-            let text = Self.describe(updated.client)
-            return updated.clientSecret == nil ? text : text + "\n\n" + Self.secretText(updated, made: "Made confidential")
+            var text = Self.describe(updated.client)
+            if updated.clientSecret != nil { text += "\n\n" + Self.secretText(updated, made: "Made confidential") }
+            if let revoked = updated.grantsRevoked {
+                text += "\n\nWith its secret changed, everything obtained before is revoked: \(revoked) grant\(revoked == 1 ? "" : "s")"
+                    + " (their refresh and access tokens, and pending codes). People sign in to the app again."
+            }
+            return text
         }
     }
 

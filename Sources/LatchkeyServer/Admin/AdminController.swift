@@ -40,9 +40,12 @@ struct AdminController: Sendable {
         }
         routes.post("accounts/:id/recovery") { request, context in
             let body = try await RequestBody.read(request).map { try RequestBody.decode(RecoveryIssueRequest.self, from: $0) }
+            // The whole number is checked before it becomes a time: Int.max as a Double is 2^63, which no
+            // Int holds, and one conversion of it back killed the server (review 4, S4-2).
+            let seconds = body?.ttlSeconds ?? RecoveryService.defaultLifetimeSeconds
+            guard RecoveryService.lifetimeSeconds.contains(seconds) else { throw RecoveryService.lifetimeRefusal }
             let issued = try await admin.recovery.issue(
-                accountId: try context.parameters.require("id"), lifetime: TimeInterval(body?.ttlSeconds ?? Int(RecoveryService.defaultLifetime)),
-                origin: origin(request, context))
+                accountId: try context.parameters.require("id"), lifetime: TimeInterval(seconds), origin: origin(request, context))
             return APIReply(status: .created, body: issued)
         }
         routes.get("recovery") { request, _ in

@@ -57,12 +57,14 @@ extension AdminService {
         }
         let secretChanged = client.isPublic != current.isPublic
         if secretChanged { changed.append("public") }
-        let event = origin.event(.oidcClientUpdated, at: at, account: nil, detail: [
-            "client": .text(client.id), "clientName": .text(client.name), "fields": .text(changed.joined(separator: ",")),
-        ])
-        guard try await store.updateOIDCClient(client, secretChanged: secretChanged, event: event) else { throw Self.unknownClient }
+        let (clientId, clientName, fields) = (client.id, client.name, changed.joined(separator: ","))
+        guard let revoked = try await store.updateOIDCClient(client, secretChanged: secretChanged, event: { revoked in
+            var detail: AuditDetail = ["client": .text(clientId), "clientName": .text(clientName), "fields": .text(fields)]
+            if let revoked { detail.members.append(("grantsRevoked", .number(revoked))) }
+            return origin.event(.oidcClientUpdated, at: at, account: nil, detail: detail)
+        }) else { throw Self.unknownClient }
         await clientFacts?.forget()
-        return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret)
+        return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret, grantsRevoked: secretChanged ? revoked : nil)
     }
 
     /// A new secret for a confidential client; the old one stops working at once, and so does everything

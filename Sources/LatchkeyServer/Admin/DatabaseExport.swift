@@ -162,6 +162,9 @@ package enum DatabaseExport {
                 try await db.raw(query).run()
                 counts[name, default: 0] += 1
             }
+            // An export from before schema version 20 has no `usernames`: the names its accounts hold are
+            // noted here, so that none of them can pass to another account.
+            try await db.raw("\(unsafeRaw: SQL.backfillUsernames)").run()
             var summary = Summary()
             for table in ExportFormat.tables { summary.rows.append((table.name, counts[table.name] ?? 0)) }
             return summary

@@ -33,6 +33,8 @@ package enum ExportFormat {
 
     package static let tables: [Table] = [
         Table(name: "accounts"),
+        // Every username an account ever held (`SQL.noteUsername`): who may never take it again.
+        Table(name: "usernames"),
         Table(name: "credentials"),
         Table(name: "sessions", optional: .sessions),
         Table(name: "server_keys"),

@@ -34,8 +34,8 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
 
 /// A client after a change that may have given it a secret (creation, an update that made it
 /// confidential, a rotation): `clientSecret` is the secret, in this answer only; null when no new one
-/// was made. `grantsRevoked`: after a rotation, how many grants the old secret's holder lost (null for
-/// the other changes).
+/// was made. `grantsRevoked`: after a rotation, or an update that made the client public or
+/// confidential, how many grants were revoked (null for the other changes).
 struct OIDCClientSecretJSON: NullKeepingBody {
     let client: OIDCClientJSON
     let clientSecret: String?

@@ -149,13 +149,11 @@ struct HankoController: Sendable {
         guard let token = cookieToken(request), let accountId = try await sessions.accountId(for: token),
               let account = try await store.account(id: accountId)
         else { return redirectHome(clearingCookie: cookieToken(request) != nil) }
-        var headers = PageController.securityHeaders
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
+        let headers = PageController.renderedPageSecurityHeaders
         let page = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>Content</title></head>
-            <body><h1>Welcome, \(Self.escapeHTML(account.displayName))!</h1>
+            <body><h1>Welcome, \(HTMLText.escaped(account.displayName))!</h1>
             <p>You are signed in with a passkey.</p><p><a href="/logout">Sign out</a></p></body></html>
             """
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: page)))
@@ -212,25 +210,5 @@ struct HankoController: Sendable {
         } else if let site = RequestAuthentication.secFetchSite.flatMap({ request.headers[$0] }), site != "same-origin" {
             throw APIError(.originRequired, "A browser request must carry this site's Origin header.")
         }
-    }
-
-
-    /// Escapes per Unicode scalar, not per `Character`: a Prepend scalar (U+0600, U+110BD, …) forms one
-    /// grapheme cluster with the `<` after it, which then compares unequal to `"<"` and went out raw
-    /// (third review, finding 6).
-    static func escapeHTML(_ text: String) -> String {
-        var escaped = ""
-        escaped.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped
     }
 }

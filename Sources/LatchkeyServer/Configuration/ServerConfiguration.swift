@@ -274,8 +274,8 @@ public struct ServerConfiguration: Sendable {
         guard accessTokenTTL >= 30, accessTokenTTL <= 24 * 3600 else {
             throw Invalid(description: "the access token lifetime must be between 30 seconds and one day, not \(accessTokenTTL)")
         }
-        guard signingKeyLifetime >= accessTokenTTL, signingKeyLifetime >= 3600 else {
-            throw Invalid(description: "a signing key must sign for at least an hour and at least as long as a token lives (\(Int(accessTokenTTL)) s), not \(Int(signingKeyLifetime)) s")
+        guard signingKeyLifetime >= accessTokenTTL, signingKeyLifetime >= 3600, signingKeyLifetime <= 366 * 86400 else {
+            throw Invalid(description: "a signing key must sign for at least an hour, at most a year, and at least as long as a token lives (\(accessTokenTTL) s), not \(signingKeyLifetime) s")
         }
         if let introspectionSecret, introspectionSecret.utf8.count < 32 {
             throw Invalid(description: "the introspection secret must be at least 32 characters (it is all that keeps token scanners out), not \(introspectionSecret.utf8.count)")
@@ -295,7 +295,7 @@ public struct ServerConfiguration: Sendable {
             throw Invalid(description: "the webfinger domain must be a domain name (example.com), not \(webfingerDomain)")
         }
         guard oidcRefreshTTL >= 3600, oidcRefreshTTL <= 366 * 86400 else {
-            throw Invalid(description: "the refresh token lifetime must be between an hour and a year, not \(Int(oidcRefreshTTL)) s")
+            throw Invalid(description: "the refresh token lifetime must be between an hour and a year, not \(oidcRefreshTTL) s")
         }
         if requireAttestation, attestation != .direct {
             throw Invalid(description: "--require-attestation needs --attestation direct, or no authenticator is ever asked to prove its make")

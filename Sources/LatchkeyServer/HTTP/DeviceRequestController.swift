@@ -12,15 +12,18 @@ struct DeviceRequestController: Sendable {
     func routes<Context: LatchkeyRequestContext>(signedIn: LatchkeyAuthenticationMiddleware<Context>) -> RouteCollection<Context> {
         let routes = RouteCollection(context: Context.self)
         routes.post("device-requests") { request, context in
-            APIReply(status: .created, body: try await approvals.request(origin: origin(request, context, actor: "anonymous")))
+            let body = try await RequestBody.read(request).map { try RequestBody.decode(DeviceRequestCreateRequest.self, from: $0) }
+            return APIReply(
+                status: .created, body: try await approvals.request(username: body?.username, origin: origin(request, context, actor: "anonymous")))
         }
         routes.post("device-requests/:id/poll") { request, context in
             let body = try await RequestBody.decode(DevicePollRequest.self, from: request)
             return try await approvals.poll(id: try context.parameters.require("id"), secret: body.secret)
         }
         let person = RouteCollection(context: Context.self).add(middleware: signedIn)
-        person.post("account/device-requests/find") { request, _ in
-            try await approvals.find(code: try await RequestBody.decode(DeviceFindRequest.self, from: request).code)
+        person.post("account/device-requests/find") { request, context in
+            try await approvals.find(
+                code: try await RequestBody.decode(DeviceFindRequest.self, from: request).code, caller: try context.signedInCaller().account)
         }
         person.post("account/confirm/options") { _, context in
             OptionsResponse(publicKey: try await approvals.confirmationOptions(account: try context.signedInCaller().account))

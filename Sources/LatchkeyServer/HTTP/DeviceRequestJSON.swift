@@ -16,7 +16,15 @@ struct DeviceRequestStatusJSON: APIResponseBody {
     let status: String
     var token: String? = nil
     var expiresAt: Date? = nil
-    var account: RecoveryAccountJSON? = nil
+    var account: DeviceAccountJSON? = nil
+}
+
+/// The account that let the new device in, as the new device shows it before adding its passkey there:
+/// the display name the approver chose, and what they cannot choose — the username, the account id.
+struct DeviceAccountJSON: APIResponseBody {
+    let id: String
+    let displayName: String
+    var username: String? = nil
 }
 
 /// A pending request as the signed-in person sees it before approving: which browser, from where, when.
@@ -25,6 +33,8 @@ struct DeviceRequestJSON: NullKeepingBody {
     let device: String?
     let userAgent: String?
     let clientAddress: String?
+    /// The username the new device named, if it named one (only that account sees the request).
+    let forUsername: String?
     let createdAt: Date
     let expiresAt: Date
 
@@ -33,6 +43,7 @@ struct DeviceRequestJSON: NullKeepingBody {
         device = UserAgentSummary.describe(request.userAgent)
         userAgent = request.userAgent
         clientAddress = request.clientAddress
+        forUsername = request.forUsername
         createdAt = request.createdAt
         expiresAt = request.expiresAt
     }

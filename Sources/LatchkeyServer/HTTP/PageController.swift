@@ -26,6 +26,19 @@ struct PageController: Sendable {
         return fields
     }()
 
+    /// The headers of a page the server renders with a caller's text in it (the OpenID Connect error
+    /// page, Hanko's `/content`): the page's own, with a policy that allows nothing but the stylesheet —
+    /// no script at all, no form, no image, no `<base>` — so that an escaping defect in the future cannot
+    /// become a script or a form (review 4, S4-1). (No policy stops a `<meta http-equiv=refresh>`: that is
+    /// `HTMLText`'s job alone.)
+    static let renderedPageSecurityHeaders: HTTPFields = {
+        var fields = securityHeaders
+        fields[.contentSecurityPolicy] = "default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+        fields[.contentType] = "text/html; charset=utf-8"
+        fields[.cacheControl] = "no-store"
+        return fields
+    }()
+
     /// Loads the files; a missing resource bundle is a packaging error reported at start-up.
     static func load() throws -> PageController {
         let files: [(route: String, name: String, ext: String, type: String)] = [

@@ -29,11 +29,20 @@ struct RecoveryGate<Context: RequestContext>: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// Whether the request's `Authorization` carries a restricted session's token. (A recovery token is
-    /// never set as the page's cookie: the page keeps it in memory and sends it as a bearer token.)
+    /// Whether the request carries a restricted session's token: as its bearer token, or as the session
+    /// cookie's value under either name. The page never sets a recovery token as its cookie (it keeps it
+    /// in memory and sends it as a bearer token), but a caller can send any cookie, and the compatibility
+    /// routes read the cookie themselves (review 4, S4-11).
     static func presentsRecoverySession(_ request: Request) -> Bool {
-        guard let header = request.headers[.authorization] else { return false }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        return parts.count == 2 && parts[0].lowercased() == "bearer" && parts[1].hasPrefix(SessionToken.recoveryPrefix)
+        if let header = request.headers[.authorization] {
+            let parts = header.split(separator: " ", maxSplits: 1)
+            if parts.count == 2 && parts[0].lowercased() == "bearer" && parts[1].hasPrefix(SessionToken.recoveryPrefix) { return true }
+        }
+        let cookies = request.headers[values: .cookie]
+        guard !cookies.isEmpty else { return false }
+        let header = cookies.joined(separator: ";")
+        return [true, false].contains { secure in
+            SessionCookie.token(in: header, secure: secure)?.hasPrefix(SessionToken.recoveryPrefix) == true
+        }
     }
 }

@@ -42,9 +42,9 @@ struct OAuthParameters: Sendable, Equatable {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let name = Self.decode(parts[0]), !name.isEmpty else { throw Malformed(reason: "has a parameter whose name is not properly encoded") }
             guard let value = parts.count == 2 ? Self.decode(parts[1]) : "" else {
-                throw Malformed(reason: "has a value of \(name) that is not properly percent-encoded", badlyEncoded: name)
+                throw Malformed(reason: "has a value of \(Self.named(name)) that is not properly percent-encoded", badlyEncoded: name)
             }
-            guard values[name] == nil else { throw Malformed(reason: "has the parameter \(name) more than once") }
+            guard values[name] == nil else { throw Malformed(reason: "has \(Self.named(name)) more than once") }
             if !value.isEmpty { values[name] = value }
         }
     }
@@ -62,6 +62,23 @@ struct OAuthParameters: Sendable, Equatable {
             return .failure(.malformed(error))
         }
     }
+
+    /// A parameter as a sentence names it: by its name when it is one the endpoints read — a fixed list,
+    /// so the words are always Latchkey's — and as "a parameter" otherwise. A caller's own name went into
+    /// the error page's sentence before, and with it HTML (review 4, S4-1): never echo it.
+    static func named(_ name: String) -> String {
+        knownNames.contains(name) ? "the parameter \(name)" : "a parameter"
+    }
+
+    /// Every parameter an authorization, logout, token, revocation, introspection or UserInfo request has
+    /// a meaning for (OpenID Connect Core §3.1.2.1, RP-Initiated Logout §2, RFC 6749, 7009, 7636, 7662).
+    static let knownNames: Set<String> = [
+        "response_type", "response_mode", "client_id", "redirect_uri", "scope", "state", "nonce", "prompt", "max_age",
+        "display", "ui_locales", "login_hint", "id_token_hint", "acr_values", "claims", "request", "request_uri",
+        "code_challenge", "code_challenge_method", "post_logout_redirect_uri", "logout_hint", "grant_type", "code",
+        "code_verifier", "refresh_token", "client_secret", "client_assertion", "client_assertion_type", "token",
+        "token_type_hint", "access_token", "after",
+    ]
 
     /// `+` is a space in form encoding; the rest is percent-decoding, refusing malformed escapes and
     /// invalid UTF-8.

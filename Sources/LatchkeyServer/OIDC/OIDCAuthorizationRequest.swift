@@ -105,9 +105,20 @@ struct OIDCAuthorizationRequest: Sendable {
         return redirectURI + separator + OAuthParameters.encode(all)
     }
 
-    /// A caller's text in a sentence: short, and only printable characters.
+    /// A caller's text in a sentence: short, and only letters, digits and `-._~:`, judged per Unicode
+    /// scalar. `Character.isLetter` looks at a cluster's first scalar only, so a Prepend letter let the
+    /// `<` of its cluster through (review 4, S4-1).
     static func shown(_ text: String) -> String {
-        String(text.prefix(64).filter { $0.isLetter || $0.isNumber || "-._~:".contains($0) })
+        var shown = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars.prefix(64) {
+            switch scalar.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter, .decimalNumber:
+                shown.append(scalar)
+            default:
+                if "-._~:".unicodeScalars.contains(scalar) { shown.append(scalar) }
+            }
+        }
+        return String(shown)
     }
 }
 

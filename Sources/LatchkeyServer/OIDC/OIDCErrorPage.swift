@@ -20,34 +20,17 @@ enum OIDCErrorPage {
               <link rel="stylesheet" href="/style.css">
             </head>
             <body>
-              <main id="main" class="oidc-error" data-error="\(escape(error.code))">
+              <main id="main" class="oidc-error" data-error="\(HTMLText.escaped(error.code))">
                 <h1>This sign-in request cannot be answered</h1>
-                <p role="alert">\(escape(error.message))</p>
+                <p role="alert">\(HTMLText.escaped(error.message))</p>
                 <p><a href="/">Go to your Latchkey account</a></p>
               </main>
             </body>
             </html>
 
             """
-        var headers = PageController.securityHeaders
-        headers[.contentType] = "text/html; charset=utf-8"
-        headers[.cacheControl] = "no-store"
+        let headers = PageController.renderedPageSecurityHeaders
         let status: HTTPResponse.Status = error.kind == .forbidden ? .forbidden : .badRequest
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
-    }
-
-    static func escape(_ text: String) -> String {
-        var out = ""
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

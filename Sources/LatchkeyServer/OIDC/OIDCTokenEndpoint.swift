@@ -96,8 +96,11 @@ struct OIDCTokenEndpoint: Sendable {
         }
         let date = now()
         let next = Base64URL.encode(RandomBytes.make(32))
+        // RFC 6749 §6: a narrower scope may be asked for, never a wider one; checked before the token is
+        // rotated, so a refused request leaves the token as it was.
+        let asking = parameters["scope"].map { Set($0.split(separator: " ").map(String.init)) }
         let outcome = try await store.rotateRefreshToken(
-            hash: SecretDigest.of(token), newHash: SecretDigest.of(next), clientId: client.id, at: date,
+            hash: SecretDigest.of(token), newHash: SecretDigest.of(next), clientId: client.id, asking: asking, at: date,
             expiresAt: date.addingTimeInterval(provider.settings.refreshLifetime),
             events: { grant, reused in
                 [origin.event(reused ? .oidcRefreshReused : .oidcRefreshRotated, at: date, account: grant.accountId, detail: Self.detail(client))]
@@ -107,12 +110,13 @@ struct OIDCTokenEndpoint: Sendable {
             return .failure(OAuthError(.invalidGrant, "The refresh token is unknown, expired, revoked, or was issued to another client."))
         case .reused:
             return .failure(OAuthError(.invalidGrant, "The refresh token was used before; the whole grant is revoked."))
+        case .scopeRefused:
+            return .failure(OAuthError(.invalidScope, "A refresh cannot widen the scope the person granted; the refresh token is unchanged."))
         case .rotated(let grant):
-            // RFC 6749 §6: a narrower scope may be asked for; never a wider one.
-            if let asked = parameters["scope"], !Set(asked.split(separator: " ").map(String.init)).isSubset(of: Set(grant.scopes)) {
-                return .failure(OAuthError(.invalidScope, "A refresh cannot widen the scope the person granted."))
-            }
-            return .success(try await tokens(for: grant, client: client, refresh: next, withNonce: false))
+            // The tokens carry the narrower scope asked for; the grant, and so the new refresh token, keeps
+            // the whole one (RFC 6749 §6: the refresh token's scope stays that of the one it replaces).
+            let issued = asking.map { asked in grant.narrowed(to: asked) } ?? grant
+            return .success(try await tokens(for: issued, client: client, refresh: next, withNonce: false))
         }
     }
 

@@ -4,7 +4,10 @@
 // code to show and a secret this module keeps in memory; it polls with the secret until the request is
 // approved, denied or expired. Approved, the poll gives a restricted session (a bearer token, in memory
 // only, never stored or sent as a cookie) that can do one thing: add this device's own passkey
-// (restricted-passkey.js, which also offers it through conditional create where the browser has that).
+// (restricted-passkey.js). The view shows whose account let it in (name, username, the id's start) and
+// adds the passkey only when the person says it is theirs: someone who saw the code could approve it from
+// their own account (review 4, S4-12), so nothing is offered in the background here. The person may also
+// name their username first; then only that account can find the request.
 // Then the person signs in with that passkey, as anyone does.
 //
 // On the signed-in device, "Approve a new device" (the account view): the code finds the request, which
@@ -77,7 +80,8 @@ async function ask() {
   const button = $("new-device-ended-step").hidden ? $("new-device-request") : $("new-device-retry");
   await whileBusy(button, "Asking…", async () => {
     try {
-      const made = await api("POST", "api/device-requests");
+      const username = $("new-device-username").value.trim();
+      const made = await api("POST", "api/device-requests", username ? { username } : undefined);
       stopPolling();
       request = { ...made, expiresAt: new Date(made.expiresAt), pollInterval: Math.max(1, made.pollInterval ?? 2) };
       $("new-device-code").textContent = made.code;
@@ -130,11 +134,15 @@ function approved(answer) {
   request = null;
   session = { token: answer.token, expiresAt: new Date(answer.expiresAt), account: answer.account };
   setState("approved", "Approved.");
+  // Whose account this is, in what its holder cannot dress up as someone else's (the username, the id);
+  // no passkey is offered before the person says it is theirs (review 4, S4-12).
   $("new-device-name").textContent = session.account.displayName;
+  $("new-device-account-name").textContent = session.account.displayName;
+  $("new-device-account-username").textContent = session.account.username ?? "None";
+  $("new-device-account-id").textContent = `${session.account.id.slice(0, 8)}…`;
   setTime($("new-device-session-expires"), session.expiresAt);
   showStep("add");
-  say(`Your other device let this one in. Add a passkey for ${session.account.displayName} on this device.`);
-  passkey.offer();
+  say(`A signed-in device let this one in to the account ${session.account.displayName}. If it is yours, add a passkey on this device.`);
 }
 
 const endings = {
@@ -142,6 +150,7 @@ const endings = {
   expired: ["This code has expired", "Codes work for 5 minutes. Show a new code when your signed-in device is at hand."],
   used: ["This code was used already", "Show a new code to let this device in."],
   cancelled: ["You cancelled the request", "Show a new code when you are ready."],
+  "not-mine": ["Nothing was added", "This device was let in to an account that is not yours, so it added no passkey there. Show a new code, and type it only on your own signed-in device."],
 };
 
 function end(status) {
@@ -151,7 +160,7 @@ function end(status) {
   $("new-device-ended-title").textContent = title;
   $("new-device-ended-reason").textContent = reason;
   showStep("ended");
-  if (status === "cancelled") say(title + "."); else warn(`${title}. ${reason}`);
+  if (status === "cancelled" || status === "not-mine") say(`${title}. ${reason}`); else warn(`${title}. ${reason}`);
 }
 
 const passkey = restrictedPasskey({
@@ -201,6 +210,8 @@ async function find(event) {
       $("approve-time").dateTime = asked.toISOString();
       $("approve-time").textContent = dateAndTime.format(asked);
       $("approve-agent").textContent = found.userAgent ?? "—";
+      $("approve-for").textContent = found.forUsername ?? "";
+      $("approve-for").hidden = $("approve-for-term").hidden = !found.forUsername;
       $("approve-request").hidden = false;
       say(`Found a request from ${found.device ?? "an unknown browser"}. Check it is the device you are holding, then approve it.`);
       $("approve-request-title").focus();
@@ -257,6 +268,11 @@ export function setUpDeviceApproval(options) {
   $("new-device-retry").addEventListener("click", ask);
   $("new-device-cancel").addEventListener("click", () => end("cancelled"));
   $("new-device-add-passkey").addEventListener("click", () => passkey.add());
+  $("new-device-not-mine").addEventListener("click", () => {
+    passkey.stop();
+    session = null;
+    end("not-mine");
+  });
   $("new-device-login").addEventListener("click", () => hooks.signIn($("new-device-login")));
   $("approve-form").addEventListener("submit", find);
   $("approve-confirm").addEventListener("click", approve);

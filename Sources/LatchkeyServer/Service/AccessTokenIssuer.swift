@@ -140,7 +140,12 @@ actor AccessTokenIssuer {
     /// `ES256` and `RS256` headers with one of the published keys' `kid` are considered.
     func verifyHint(_ token: String) async throws -> IDTokenClaims? {
         guard let algorithm = JWTHeaderCheck.algorithm(of: token), ["ES256", "RS256"].contains(algorithm) else { return nil }
-        let keys = try await current(at: now(), rsa: algorithm == "RS256")
+        // Whether RSA keys exist is the clients' configuration's to decide, never a caller's header: an
+        // anonymous hint headed RS256 made the server generate and publish three RSA keys (review 4, S4-13).
+        // With no client on RS256, no id_token this server signed is RS256, so the hint is not one of ours.
+        let rsa = algorithm == "RS256"
+        if rsa, !wantsRSA, !(try await clientFacts.facts().anyRS256) { return nil }
+        let keys = try await current(at: now(), rsa: rsa)
         guard let claims = try? await keys.collection.verify(token, as: IDTokenClaims.self),
               claims.iss.value == settings.oidcIssuer
         else { return nil }

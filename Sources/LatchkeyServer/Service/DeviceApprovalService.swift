@@ -19,6 +19,9 @@ struct DeviceApprovalService: Sendable {
     static let lifetime: TimeInterval = 5 * 60
     static let confirmationLifetime: TimeInterval = 60
     static let liveLimit = 10_000
+    /// Live requests one requester (an address, an IPv6 /64) holds: a new one replaces its oldest. With
+    /// the global limit, 1 000 addresses are needed to fill the table, not 4 (review 4, S4-3).
+    static let perRequester = 10
     static let codeLength = 8
 
     static let unknown = APIError(.unknownDeviceRequest, "There is no pending sign-in request with this code; it may have expired (they last 5 minutes).")
@@ -39,15 +42,20 @@ struct DeviceApprovalService: Sendable {
 
     // MARK: The new device
 
-    func request(origin: AuditOrigin) async throws -> DeviceRequestCreatedJSON {
+    /// A new request; `username`, when the person gives it, is the only account that may find, approve or
+    /// deny it.
+    func request(username: String? = nil, origin: AuditOrigin) async throws -> DeviceRequestCreatedJSON {
+        let forUsername = try username.map { name throws(APIError) in try InputRules.username(name) }
         let at = now()
         for _ in 0..<5 {
             let code = Self.code()
             let secret = Base64URL.encode(RandomBytes.make(32))
             let record = Store.DeviceRequestRecord(
                 id: UUID().uuidString.lowercased(), codeHash: SecretDigest.of(Self.normalized(code) ?? code), secretHash: SecretDigest.of(secret),
-                createdAt: at, expiresAt: at + Self.lifetime, userAgent: origin.userAgent, clientAddress: origin.clientAddress)
-            if try await store.insertDeviceRequest(record, liveLimit: Self.liveLimit) {
+                createdAt: at, expiresAt: at + Self.lifetime, userAgent: origin.userAgent, clientAddress: origin.clientAddress,
+                forUsername: forUsername)
+            let requester = origin.clientAddress.flatMap { RateLimitClient(text: $0)?.requesterKey } ?? "unknown"
+            if try await store.insertDeviceRequest(record, requester: requester, perRequester: Self.perRequester, liveLimit: Self.liveLimit) {
                 return DeviceRequestCreatedJSON(id: record.id, code: code, secret: secret, expiresAt: record.expiresAt, pollInterval: 2)
             }
             // Either the live limit is reached or the code is taken by a live request: a fresh code tells which.
@@ -72,17 +80,28 @@ struct DeviceApprovalService: Sendable {
         guard let accountId = try await store.issueDeviceSession(id: id, session: session),
               let account = try await store.account(id: accountId)
         else { return DeviceRequestStatusJSON(status: request.sessionIssuedAt != nil ? "used" : "expired") }
+        // The new device shows whose account let it in — the username and the id's start, which the
+        // approver cannot choose to look like someone else's — and asks before it adds its passkey there.
+        let username = try await store.accountProfile(id: account.id)?.username
         return DeviceRequestStatusJSON(
             status: "approved", token: token.value, expiresAt: session.expiresAt,
-            account: RecoveryAccountJSON(id: account.id, displayName: account.displayName))
+            account: DeviceAccountJSON(id: account.id, displayName: account.displayName, username: username))
     }
 
     // MARK: The signed-in device
 
-    func find(code: String) async throws -> DeviceRequestJSON {
+    func find(code: String, caller: AccountRecord) async throws -> DeviceRequestJSON {
         guard let normalized = Self.normalized(code), let request = try await store.liveDeviceRequest(codeHash: SecretDigest.of(normalized), now: now())
         else { throw Self.unknown }
+        try await checkOwner(of: request, caller: caller)
         return DeviceRequestJSON(request)
+    }
+
+    /// A request that names an account is that account's alone: any other gets the answer for no request
+    /// at all (review 4, S4-12).
+    private func checkOwner(of request: Store.DeviceRequestRecord, caller: AccountRecord) async throws {
+        guard let wanted = request.forUsername else { return }
+        guard try await store.accountProfile(id: caller.id)?.username == wanted else { throw Self.unknown }
     }
 
     /// Options for the confirming assertion: the account's own passkeys, user verification required, a
@@ -93,6 +112,7 @@ struct DeviceApprovalService: Sendable {
 
     func approve(id: String, credential: AuthenticationResponseJSON, caller: AccountRecord, origin: AuditOrigin) async throws {
         guard let request = try await store.deviceRequest(id: id) else { throw Self.unknown }
+        try await checkOwner(of: request, caller: caller)
         try await ceremonies.confirm(credential, accountId: caller.id) { challenge, credentialId, decide in
             let outcome = try await store.approveDeviceRequest(
                 id: id, accountId: caller.id, challenge: challenge, credentialId: credentialId, at: now(),
@@ -107,6 +127,8 @@ struct DeviceApprovalService: Sendable {
     }
 
     func deny(id: String, caller: AccountRecord, origin: AuditOrigin) async throws {
+        guard let request = try await store.deviceRequest(id: id) else { throw Self.unknown }
+        try await checkOwner(of: request, caller: caller)
         guard try await store.denyDeviceRequest(id: id, at: now(), event: origin.event(
             .deviceDenied, at: now(), account: caller.id, detail: ["requestId": .text(id)]))
         else { throw Self.unknown }

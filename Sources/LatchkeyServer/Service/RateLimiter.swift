@@ -29,6 +29,17 @@ enum RateLimitClient: Hashable, Sendable {
         }
     }
 
+    /// Who this is as text, for a row that is bounded per requester (device requests): `192.0.2.1`, or
+    /// `2001:db8:1:2::/64`.
+    var requesterKey: String {
+        switch self {
+        case .v4(let address):
+            return (0..<4).map { String(address >> (24 - 8 * $0) & 0xff) }.joined(separator: ".")
+        case .v6Prefix(let prefix):
+            return (0..<4).map { String(prefix >> (48 - 16 * $0) & 0xffff, radix: 16) }.joined(separator: ":") + "::/64"
+        }
+    }
+
     /// A textual IPv4 or IPv6 address (as a proxy writes it in `X-Forwarded-For`); nil when it is not one.
     init?(text: some StringProtocol) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)

@@ -15,8 +15,14 @@ struct RecoveryService: Sendable {
     /// How long a restricted session lives: time to make one passkey, not to linger.
     static let sessionLifetime: TimeInterval = 15 * 60
     static let attemptLimit = 5
-    static let lifetimes: ClosedRange<TimeInterval> = 300...86_400
-    static let defaultLifetime: TimeInterval = 3600
+    static let lifetimeSeconds: ClosedRange<Int> = 300...86_400
+    static let lifetimes = TimeInterval(lifetimeSeconds.lowerBound)...TimeInterval(lifetimeSeconds.upperBound)
+    static let defaultLifetimeSeconds = 3600
+    static let defaultLifetime = TimeInterval(defaultLifetimeSeconds)
+    /// The refusal of a lifetime out of range. It does not repeat the number: a caller's 2^63 or NaN,
+    /// converted for the sentence, was what trapped (review 4, S4-2).
+    static let lifetimeRefusal = APIError(
+        .invalidField, "ttlSeconds: a recovery grant lives from 5 minutes to 24 hours (a whole number from 300 to 86400 seconds).")
 
     /// The one answer to every code that cannot be exchanged: it says nothing about why.
     static let refused = APIError(
@@ -25,9 +31,7 @@ struct RecoveryService: Sendable {
     // MARK: Issuing
 
     func issue(accountId: String, lifetime: TimeInterval, origin: AuditOrigin) async throws -> RecoveryIssuedJSON {
-        guard Self.lifetimes.contains(lifetime) else {
-            throw APIError(.invalidField, "A recovery grant lives from 5 minutes to 24 hours (300 to 86400 seconds), not \(Int(lifetime)).")
-        }
+        guard lifetime.isFinite, Self.lifetimes.contains(lifetime) else { throw Self.lifetimeRefusal }
         guard let account = try await store.account(id: accountId) else { throw AdminService.unknownAccount }
         let issuedAt = now()
         for _ in 0..<5 {

@@ -24,7 +24,8 @@ struct SessionService: Sendable {
         try await store.sessionAccountRecord(tokenHash: SessionToken.hash(of: token), now: now())
     }
 
-    /// The account id of a valid, unexpired token; nil otherwise.
+    /// The account id of a valid, unexpired, full (passkey) session of an enabled account; nil otherwise,
+    /// a restricted recovery or device session included.
     func accountId(for token: String) async throws -> String? {
         try await store.sessionAccount(tokenHash: SessionToken.hash(of: token), now: now())
     }

@@ -78,6 +78,17 @@ struct AuditEvent: Sendable, Equatable {
         /// A FIDO metadata BLOB was verified and stored, replacing an older one (no account; the detail has
         /// its `serial`, `nextUpdate`, `entries` and the replaced `previousSerial`).
         case metadataLoaded = "metadata.loaded"
+
+        /// How many of these one account writes an hour, for the routine events a signed-in caller causes
+        /// with every call (a token, an authorization, a refresh): beyond it they are not written, so that
+        /// 600 calls a minute do not become 600 rows and 600 webhook deliveries (review 4, S4-14; the same
+        /// cap as refused logins, `Store.refusedLoginsPerHour`). Nil for every event that changes something.
+        var routinePerHour: Int? {
+            switch self {
+            case .accessTokenIssued, .oidcAuthorized, .oidcRefreshRotated, .oidcCodeExchanged: return 20
+            default: return nil
+            }
+        }
     }
 
     /// The row's number, in the order rows were written (nil before it is stored).

@@ -18,7 +18,9 @@ struct AuditTrail: Sendable {
 
     func append(_ events: [AuditEvent], on db: any SQLDatabase) async throws {
         for event in events {
-            if webhookEndpoints.isEmpty {
+            if let limit = event.kind.routinePerHour, event.accountId != nil {
+                _ = try await appendCapped(event, limit: limit, window: 3600, on: db)
+            } else if webhookEndpoints.isEmpty {
                 _ = try await db.changedRows(Self.insert(event))
             } else if let row = try await db.first(Self.insert(event)) {
                 try await queue(id: try row.decode(column: "id", as: Int64.self), at: event.at, on: db)

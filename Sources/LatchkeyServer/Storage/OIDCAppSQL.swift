@@ -5,12 +5,25 @@ extension SQL {
         SELECT s.client_id, c.name, s.scopes, s.granted_at
         FROM oidc_consents s JOIN oidc_clients c ON c.id = s.client_id WHERE s.account_id = $1
         """)
-    /// The account's grants still on record (the housekeeping purges them a day after they end), with
-    /// each client's name and the grant's last refresh.
+    /// The account's grants still on record (the housekeeping purges them a day after they end), one row
+    /// per client, aggregated by the database through `oidc_grants_by_account_client`: the first and the
+    /// last authorization, and whether one is live ($2: now). (Folding every grant row in Swift cost 72 ms
+    /// at 20 000 grants, on the event loop: review 4, S4-4.)
     static let oidcAppGrants = StoreStatement("""
-        SELECT g.client_id, c.name, g.scope, g.created_at, g.expires_at, g.revoked_at,
-            (SELECT max(r.issued_at) FROM oidc_refresh_tokens r WHERE r.grant_id = g.id) AS refreshed_at
+        SELECT g.client_id, c.name, min(g.created_at) AS first_at, max(g.created_at) AS last_at,
+            max(CASE WHEN g.revoked_at IS NULL AND g.expires_at > $2 THEN 1 ELSE 0 END) AS live
         FROM oidc_grants g JOIN oidc_clients c ON c.id = g.client_id WHERE g.account_id = $1
+        GROUP BY g.client_id, c.name
+        """)
+    /// The scopes of the account's live grants ($2: now), each set once (at most `liveGrantsPerClient`
+    /// grants per client are live).
+    static let oidcAppLiveScopes = StoreStatement("""
+        SELECT DISTINCT client_id, scope FROM oidc_grants WHERE account_id = $1 AND revoked_at IS NULL AND expires_at > $2
+        """)
+    /// Each client's last refresh for the account.
+    static let oidcAppRefreshes = StoreStatement("""
+        SELECT g.client_id, max(r.issued_at) AS refreshed_at
+        FROM oidc_refresh_tokens r JOIN oidc_grants g ON g.id = r.grant_id WHERE g.account_id = $1 GROUP BY g.client_id
         """)
     static let oidcClientName = StoreStatement("SELECT name FROM oidc_clients WHERE id = $1")
     static let liveOIDCAppGrants = StoreStatement("""

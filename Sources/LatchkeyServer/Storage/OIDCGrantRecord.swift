@@ -27,6 +27,14 @@ struct OIDCGrantRecord: Sendable, Equatable {
     var isOffline: Bool { scopes.contains(OIDCScope.offlineAccess) }
 
     func isLive(at now: Date) -> Bool { revokedAt == nil && expiresAt > now }
+
+    /// The grant as the tokens of a refresh that asked for fewer scopes see it: its scopes that are
+    /// among `asked`, in the grant's order (RFC 6749 §6).
+    func narrowed(to asked: Set<String>) -> OIDCGrantRecord {
+        OIDCGrantRecord(
+            id: id, clientId: clientId, accountId: accountId, sessionHash: sessionHash, scopes: scopes.filter(asked.contains),
+            nonce: nonce, authTime: authTime, amr: amr, createdAt: createdAt, expiresAt: expiresAt, revokedAt: revokedAt)
+    }
 }
 
 extension OIDCGrantRecord {

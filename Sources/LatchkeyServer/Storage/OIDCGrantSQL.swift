@@ -51,6 +51,21 @@ extension SQL {
         UPDATE oidc_grants SET revoked_at = $2
         WHERE session_hash = $1 AND revoked_at IS NULL AND ' ' || scope || ' ' NOT LIKE '% offline_access %' RETURNING id
         """)
-    /// Grants a day past their expiry, with their codes and refresh tokens (cascade).
-    static let purgeOIDCGrants = StoreStatement("DELETE FROM oidc_grants WHERE expires_at < $1 RETURNING id")
+    /// Grants a day past their expiry or their revocation, with their codes and refresh tokens (cascade).
+    static let purgeOIDCGrants = StoreStatement("DELETE FROM oidc_grants WHERE expires_at < $1 OR revoked_at < $1 RETURNING id")
+    /// The grants of account $1 for client $2 from session $3 whose code was never exchanged: a new
+    /// authorization there replaces them (their codes go with them), so that repeating one adds no rows.
+    static let deletePendingOIDCGrants = StoreStatement("""
+        DELETE FROM oidc_grants WHERE account_id = $1 AND client_id = $2 AND session_hash = $3 AND revoked_at IS NULL
+          AND EXISTS (SELECT 1 FROM oidc_codes c WHERE c.grant_id = oidc_grants.id AND c.used_at IS NULL)
+        RETURNING id
+        """)
+    /// Revokes the oldest live grant of account $1 for client $2 ($4: now) when $3 are live.
+    static let revokeOldestOIDCGrant = StoreStatement("""
+        UPDATE oidc_grants SET revoked_at = $4 WHERE id = (
+            SELECT id FROM oidc_grants WHERE account_id = $1 AND client_id = $2 AND revoked_at IS NULL AND expires_at > $4
+            ORDER BY created_at, id LIMIT 1)
+          AND (SELECT count(*) FROM oidc_grants WHERE account_id = $1 AND client_id = $2 AND revoked_at IS NULL AND expires_at > $4) >= $3
+        RETURNING id
+        """)
 }

@@ -28,7 +28,9 @@ extension Store {
     }
 
     /// Applies `changes` in one transaction with `event`; false when there is no such account. A username
-    /// another account has throws `Failure.duplicate` (checked first; the unique index backs it up).
+    /// another account has, or had, throws `Failure.duplicate` (checked first; the unique index backs it
+    /// up): a name once used is never given to another account, since apps that key their users on
+    /// `preferred_username` would take the newcomer for the old owner (review 4, S4-5).
     func changeProfile(accountId: String, _ changes: [ProfileChange], at: Date, event: AuditEvent) async throws -> Bool {
         try await connections.transaction { db in
             guard try await applyProfile(changes, accountId: accountId, at: at, on: db) else { return false }
@@ -45,6 +47,11 @@ extension Store {
                owner != accountId {
                 throw Failure.duplicate
             }
+            if let first = try await db.first(StoreQuery(SQL.usernameOwner, .text(name)))?.decode(column: "account_id", as: String.self),
+               first != accountId {
+                throw Failure.duplicate
+            }
+            try await db.run(StoreQuery(SQL.noteUsername, .text(name), .text(accountId), .milliseconds(at)))
         }
         for change in changes {
             let query: StoreQuery

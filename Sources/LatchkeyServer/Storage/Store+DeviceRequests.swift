@@ -12,6 +12,8 @@ extension Store {
         let expiresAt: Date
         let userAgent: String?
         let clientAddress: String?
+        /// The username of the only account that may find, approve or deny it, when the device named one.
+        var forUsername: String? = nil
         var accountId: String? = nil
         var approvedAt: Date? = nil
         var deniedAt: Date? = nil
@@ -27,13 +29,18 @@ extension Store {
             userAgent = try row.decode(column: "user_agent", as: String?.self)
             clientAddress = try row.decode(column: "client_address", as: String?.self)
             accountId = try row.decode(column: "account_id", as: String?.self)
+            forUsername = try row.decode(column: "for_username", as: String?.self)
             approvedAt = try row.decode(column: "approved_at", as: Int64?.self).map(Timestamp.date)
             deniedAt = try row.decode(column: "denied_at", as: Int64?.self).map(Timestamp.date)
             sessionIssuedAt = try row.decode(column: "session_issued_at", as: Int64?.self).map(Timestamp.date)
             completedAt = try row.decode(column: "completed_at", as: Int64?.self).map(Timestamp.date)
         }
 
-        init(id: String, codeHash: [UInt8], secretHash: [UInt8], createdAt: Date, expiresAt: Date, userAgent: String?, clientAddress: String?) {
+        init(
+            id: String, codeHash: [UInt8], secretHash: [UInt8], createdAt: Date, expiresAt: Date, userAgent: String?, clientAddress: String?,
+            forUsername: String? = nil
+        ) {
+            self.forUsername = forUsername
             self.id = id
             self.codeHash = codeHash
             self.secretHash = secretHash
@@ -44,12 +51,17 @@ extension Store {
         }
     }
 
-    /// Stores a new request unless `liveLimit` are live or a live one has its code. False then.
-    func insertDeviceRequest(_ request: DeviceRequestRecord, liveLimit: Int) async throws -> Bool {
+    /// Stores a new request of `requester` (an address, or an IPv6 /64: `RateLimitClient.requesterKey`),
+    /// first deleting the requester's oldest undecided request when it holds `perRequester` live ones.
+    /// False when `liveLimit` are live in all, or a live one has its code.
+    func insertDeviceRequest(_ request: DeviceRequestRecord, requester: String, perRequester: Int, liveLimit: Int) async throws -> Bool {
         try await connections.transaction { db in
-            try await db.first(StoreQuery(
+            try await db.run(StoreQuery(
+                SQL.evictOldestDeviceRequest, .text(requester), .milliseconds(request.createdAt), .integer(Int64(perRequester))))
+            return try await db.first(StoreQuery(
                 SQL.insertDeviceRequest, .text(request.id), .blob(request.codeHash), .blob(request.secretHash), .milliseconds(request.createdAt),
-                .milliseconds(request.expiresAt), .text(request.userAgent), .text(request.clientAddress), .integer(Int64(liveLimit)))) != nil
+                .milliseconds(request.expiresAt), .text(request.userAgent), .text(request.clientAddress), .integer(Int64(liveLimit)),
+                .text(requester), .integer(Int64(perRequester)), .text(request.forUsername))) != nil
         }
     }
 

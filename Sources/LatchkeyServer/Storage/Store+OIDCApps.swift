@@ -24,20 +24,27 @@ extension Store {
                 app.first = Timestamp.date(try row.decode(column: "granted_at", as: Int64.self))
                 apps[id] = app
             }
-            for row in try await db.all(StoreQuery(SQL.oidcAppGrants, .text(accountId))) {
+            for row in try await db.all(StoreQuery(SQL.oidcAppGrants, .text(accountId), .milliseconds(now))) {
                 let id = try row.decode(column: "client_id", as: String.self)
                 let name = try row.decode(column: "name", as: String.self)
                 var app = apps[id] ?? Gathered(name: name)
-                let created = Timestamp.date(try row.decode(column: "created_at", as: Int64.self))
-                let live = try row.decode(column: "revoked_at", as: Int64?.self) == nil
-                    && Timestamp.date(try row.decode(column: "expires_at", as: Int64.self)) > now
-                if live {
-                    app.listed = true
-                    app.scopes.formUnion(OIDCClientRecord.list(try row.decode(column: "scope", as: String.self)))
-                }
-                let used = max(created, try row.decode(column: "refreshed_at", as: Int64?.self).map(Timestamp.date) ?? created)
-                app.first = min(app.first ?? created, created)
-                app.last = max(app.last ?? used, used)
+                let first = Timestamp.date(try row.decode(column: "first_at", as: Int64.self))
+                let last = Timestamp.date(try row.decode(column: "last_at", as: Int64.self))
+                let live = try row.decode(column: "live", as: Int64.self)
+                if live != 0 { app.listed = true }
+                app.first = min(app.first ?? first, first)
+                app.last = max(app.last ?? last, last)
+                apps[id] = app
+            }
+            for row in try await db.all(StoreQuery(SQL.oidcAppLiveScopes, .text(accountId), .milliseconds(now))) {
+                let id = try row.decode(column: "client_id", as: String.self)
+                apps[id]?.scopes.formUnion(OIDCClientRecord.list(try row.decode(column: "scope", as: String.self)))
+            }
+            for row in try await db.all(StoreQuery(SQL.oidcAppRefreshes, .text(accountId))) {
+                let id = try row.decode(column: "client_id", as: String.self)
+                guard let refreshed = try row.decode(column: "refreshed_at", as: Int64?.self).map(Timestamp.date) else { continue }
+                guard var app = apps[id] else { continue }
+                app.last = max(app.last ?? refreshed, refreshed)
                 apps[id] = app
             }
             return apps.compactMap { id, app in

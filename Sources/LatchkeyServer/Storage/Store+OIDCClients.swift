@@ -33,21 +33,28 @@ extension Store {
     }
 
     /// Writes everything but the id, secret and creation (and, with `secretChanged`, the secret digest
-    /// too, in the same transaction: a client made public or confidential); false when there is no such
-    /// client.
-    func updateOIDCClient(_ client: OIDCClientRecord, secretChanged: Bool = false, event: AuditEvent) async throws -> Bool {
+    /// too, in the same transaction: a client made public or confidential); nil when there is no such
+    /// client, else how many grants it revoked. A changed or dropped secret revokes every grant the
+    /// client holds, as rotation does: a refresh token or a pending code issued to the confidential client
+    /// must not be redeemed with the client id alone once it is public (review 4, S4-6). `event` is told
+    /// how many (nil when the secret stayed).
+    func updateOIDCClient(
+        _ client: OIDCClientRecord, secretChanged: Bool = false, event: @escaping @Sendable (_ grantsRevoked: Int?) -> AuditEvent
+    ) async throws -> Int? {
         try await connections.transaction { db in
             let updated = try await db.first(StoreQuery(
                 SQL.updateOIDCClient, .text(client.id), .text(client.name), .text(OIDCClientRecord.stored(client.redirectURIs)),
                 .text(OIDCClientRecord.stored(client.postLogoutURIs)), .text(client.idTokenAlgorithm), .integer(client.firstParty),
                 .text(OIDCClientRecord.stored(client.scopes)), .text(OIDCClientRecord.stored(client.allowedGroups)),
                 .milliseconds(client.updatedAt)))
-            guard updated != nil else { return false }
+            guard updated != nil else { return nil }
+            var revoked: Int?
             if secretChanged {
                 try await db.run(StoreQuery(SQL.setOIDCClientSecret, .text(client.id), .blob(client.secretHash), .milliseconds(client.updatedAt)))
+                revoked = try await db.changedRows(StoreQuery(SQL.revokeOIDCClientGrants, .text(client.id), .milliseconds(client.updatedAt)))
             }
-            try await audit.append([event], on: db)
-            return true
+            try await audit.append([event(revoked)], on: db)
+            return revoked ?? 0
         }
     }
 

@@ -18,16 +18,33 @@ extension Store {
     enum RefreshRotation: Sendable, Equatable {
         case rotated(OIDCGrantRecord)
         case refused
+        /// A live, unused token whose grant does not cover the scope asked for: nothing changed, the token
+        /// still good (review 4, S4-7: rotating first burned it, and the client's next refresh was taken
+        /// for theft).
+        case scopeRefused
         /// Rotated before: the grant is now revoked (RFC 9700 §4.14.2).
         case reused
     }
 
+    /// Live grants one account holds for one client: one per browser or device that signed in to the
+    /// app, and more than any person has. A new one beyond it revokes the oldest (review 4, S4-4: every
+    /// authorization added a grant, without bound).
+    static let liveGrantsPerClient = 50
+
     /// Stores a grant and its code (and, when the person just allowed it, their consent), in one
-    /// transaction with their events.
+    /// transaction with their events. The same session's grants for the client whose code was never
+    /// exchanged are replaced (deleted, with their codes), and the client's oldest live grant revoked when
+    /// the account holds `liveGrantsPerClient`: what one account stores per client is bounded.
     func issueAuthorizationCode(
         grant: OIDCGrantRecord, code: OIDCCodeRecord, consent: [String]?, events: [AuditEvent]
     ) async throws {
         try await connections.transaction { db in
+            if let session = grant.sessionHash {
+                try await db.run(StoreQuery(SQL.deletePendingOIDCGrants, .text(grant.accountId), .text(grant.clientId), .blob(session)))
+            }
+            try await db.run(StoreQuery(
+                SQL.revokeOldestOIDCGrant, .text(grant.accountId), .text(grant.clientId), .integer(Int64(Self.liveGrantsPerClient)),
+                .milliseconds(grant.createdAt)))
             if let consent {
                 try await db.run(StoreQuery(
                     SQL.upsertOIDCConsent, .text(grant.accountId), .text(grant.clientId), .text(OIDCClientRecord.stored(consent)),
@@ -93,9 +110,11 @@ extension Store {
     }
 
     /// A refresh token's use by `clientId` at `now`: marks it used, stores `newHash` in its place and
-    /// keeps the grant alive until `expiresAt`. A token used before revokes the grant.
+    /// keeps the grant alive until `expiresAt`. A token used before revokes the grant. `asking` (the
+    /// request's `scope`, if any) is checked against the grant before anything is written: a wider one
+    /// is `.scopeRefused` and changes nothing.
     func rotateRefreshToken(
-        hash: [UInt8], newHash: [UInt8], clientId: String, at now: Date, expiresAt: Date,
+        hash: [UInt8], newHash: [UInt8], clientId: String, asking: Set<String>? = nil, at now: Date, expiresAt: Date,
         events: @escaping @Sendable (OIDCGrantRecord, _ reused: Bool) -> [AuditEvent]
     ) async throws -> RefreshRotation {
         try await connections.transaction { db in
@@ -108,6 +127,7 @@ extension Store {
                 return .reused
             }
             guard grant.isLive(at: now), try row.decode(column: "disabled_at", as: Int64?.self) == nil else { return .refused }
+            if let asking, !asking.isSubset(of: Set(grant.scopes)) { return .scopeRefused }
             guard try await db.first(StoreQuery(SQL.useOIDCRefreshToken, .blob(hash), .milliseconds(now))) != nil else {
                 try await revoke(grant, at: now, events: events(grant, true), on: db)
                 return .reused
@@ -154,7 +174,8 @@ extension Store {
         }
     }
 
-    /// Deletes grants that ended more than a day before `now` (their codes and refresh tokens go with them).
+    /// Deletes grants that ended or were revoked more than a day before `now` (their codes and refresh
+    /// tokens go with them).
     @discardableResult
     func purgeOIDCGrants(now: Date) async throws -> Int {
         try await connections.withConnection { db in

@@ -109,7 +109,13 @@ enum SQL {
     static let deleteCredentialSessions = StoreStatement(
         "DELETE FROM sessions WHERE account_id = $3 AND credential_id = $1 AND token_hash <> $2")
     static let deleteAccountSessions = StoreStatement("DELETE FROM sessions WHERE account_id = $1 RETURNING account_id")
-    static let sessionAccount = StoreStatement("SELECT account_id FROM sessions WHERE token_hash = $1 AND expires_at > $2")
+    /// The account of a live *full* session: what the compatibility APIs (Hanko's cookie, PassKeysDemo's
+    /// token) authenticate with. A restricted session (recovery, device) and a disabled account are not
+    /// one: the compatibility routes have no `RequestAuthentication` to refuse them (review 4, S4-11).
+    static let sessionAccount = StoreStatement("""
+        SELECT s.account_id FROM sessions s JOIN accounts a ON a.id = s.account_id
+        WHERE s.token_hash = $1 AND s.expires_at > $2 AND s.method = 'passkey' AND a.disabled_at IS NULL
+        """)
     /// The account of a live session, in one read: what authenticates a request to Latchkey's own routes.
     static let sessionAccountRecord = StoreStatement("""
         SELECT a.id, a.user_handle, a.display_name, a.credo, a.created_at, a.updated_at, a.disabled_at, s.method, s.recovery_grant
