@@ -18,7 +18,6 @@ import pathlib
 import statistics
 import subprocess
 import sys
-import time
 import urllib.parse
 
 from soft_webauthn import SoftWebauthnDevice
@@ -100,28 +99,35 @@ def test_a_restricted_token_as_the_cookie_reads_nothing_at_hankos_content():
 
 
 def test_worst_event_loop_time_of_one_anonymous_request():
-    """Not an assertion on time (a shared 2-core machine): the figure the issue's note asks for."""
+    """Not an assertion on time (a shared 2-core machine): the figure the issue's note asks for — the time
+    the server itself logs for each request (`duration_ms`, from the router's first look at the request
+    to its response: on SQLite all of it on the event loop), median and worst of 40 per route."""
     prepend = "\u0d4e<meta http-equiv=refresh content=0;url=https://attacker.example/>"
     name = urllib.parse.quote(prepend, safe="")
     requests = {
-        "POST /api/device-requests": ("POST", "/api/device-requests", b""),
-        "GET /authorize (hostile repeated name)": ("GET", f"/authorize?{name}=1&{name}=1", b""),
-        "GET /end-session (RS256 hint)": ("GET", "/end-session?id_token_hint=eyJhbGciOiJSUzI1NiIsImtpZCI6IngifQ.e30.x", b""),
-        "POST /oidc/token (junk)": ("POST", "/oidc/token", b"grant_type=refresh_token&refresh_token=x"),
-        "POST /api/login/options": ("POST", "/api/login/options", b"{}"),
+        "/api/device-requests": ("POST", "/api/device-requests", b"", "application/json"),
+        "/authorize": ("GET", f"/authorize?{name}=1&{name}=1", b"", "application/json"),
+        "/end-session": ("GET", "/end-session?id_token_hint=eyJhbGciOiJSUzI1NiIsImtpZCI6IngifQ.e30.x", b"", "application/json"),
+        "/oidc/token": ("POST", "/oidc/token", b"grant_type=refresh_token&refresh_token=x&client_id=x", "application/x-www-form-urlencoded"),
+        "/api/login/options": ("POST", "/api/login/options", b"{}", "application/json"),
+        "/api/recovery/exchange": ("POST", "/api/recovery/exchange", b'{"code": "AAAAA-AAAAA-AAAAA-AAAAA-AAAAA"}', "application/json"),
     }
-    medians = {}
-    with Server("--rate-limit", "0", "--user-verification", "preferred", "--oidc", "--trust-forwarded-for") as server:
-        for label, (method, path, body) in requests.items():
-            samples = []
+    with Server("--rate-limit", "0", "--oidc", "--trust-forwarded-for", "--log-format", "json", env={"LOG_LEVEL": "info"}) as server:
+        for path, (method, target, body, content_type) in requests.items():
             for i in range(40):
-                content_type = "application/x-www-form-urlencoded" if path == "/oidc/token" else "application/json"
-                started = time.perf_counter()
-                status, _, _ = server.raw(method, path, body=body, content_type=content_type, headers={"X-Forwarded-For": f"192.0.2.{i}"})
-                samples.append((time.perf_counter() - started) * 1000)
-                assert status < 500, (label, status)
-            medians[label] = statistics.median(samples)
+                status, _, _ = server.raw(method, target, body=body, content_type=content_type, headers={"X-Forwarded-For": f"192.0.2.{i}"})
+                assert status < 500, (path, status)
         assert server.alive()
-    worst = max(medians, key=medians.get)
-    print("\nreview 4: one anonymous request, median of 40 (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in medians.items())
-          + f"; worst: {worst}")
+        durations = {}
+        for line in server.log_text().splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if entry.get("message") == "request" and entry.get("path") in requests:
+                durations.setdefault(entry["path"], []).append(float(entry["duration_ms"]))
+    assert set(durations) == set(requests), durations.keys()
+    figures = {path: (statistics.median(times), max(times)) for path, times in durations.items()}
+    worst = max(figures, key=lambda path: figures[path][0])
+    print("\nreview 4: server time of one anonymous request, median / max of 40 (ms): "
+          + ", ".join(f"{path} {median:.2f} / {most:.2f}" for path, (median, most) in figures.items()) + f"; worst median: {worst}")

@@ -144,8 +144,8 @@ def test_revoked_expired_and_over_guessed_codes_are_refused_alike():
         for junk in ["", "x", "A" * 64, "A" * 65, "!!!!!-@@@@@"]:
             status, body = exchange(server, junk)
             assert status == 401 and body["error"]["message"] == REFUSAL, (junk, status, body)
-        admin(server, "recovery", "issue", account, "--ttl", "25h", expect=1)
-        admin(server, "recovery", "issue", account, "--ttl", "1m", expect=1)
+        admin(server, "recovery", "issue", account, "--ttl", "25h", expect=2)  # refused as usage, before any conversion (review 4, S4-2)
+        admin(server, "recovery", "issue", account, "--ttl", "1m", expect=2)
 
 
 def test_twenty_concurrent_exchanges_of_one_code_give_one_session():
