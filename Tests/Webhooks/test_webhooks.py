@@ -197,6 +197,29 @@ def test_internal_addresses_and_a_missing_secret_are_refused_at_start(tmp_path):
     assert result.returncode == 2 and "not an http or https URL" in result.stderr, result.stderr
 
 
+def test_secret_files_others_can_read_are_refused_at_start(tmp_path):
+    """Fourth review, S4-10: the webhook and introspection secrets' files are refused as the key file is
+    when group or others can read them, with the key file's sentence; at 0600 the server starts."""
+    secret = tmp_path / "secret"
+    secret.write_text(SECRET + "\n")
+    cases = [
+        (["--webhook-url", "http://127.0.0.1:9/hook", "--webhook-allow-private", "--webhook-secret-file", str(secret)],
+         "webhook secret"),
+        (["--access-tokens", "--introspection-secret-file", str(secret)], "introspection secret"),
+    ]
+    for flags, words in cases:
+        for mode in (0o644, 0o640):
+            os.chmod(secret, mode)
+            result = subprocess.run([BINARY, "serve", "--port", "0", "--origin", "http://localhost:8080",
+                                     "--database", f"sqlite:{tmp_path}/db.sqlite", *flags], capture_output=True, text=True,
+                                    timeout=20, env={**os.environ, "LATCHKEY_KEY_FILE": str(tmp_path / "k")})
+            expected = f"The {words} file {secret} is readable by others (mode {mode:o}); chmod 600 it"
+            assert result.returncode == 2 and expected in result.stderr, (flags, mode, result.stderr)
+        os.chmod(secret, 0o600)
+        with Server(*flags) as server:
+            assert server.call("GET", "/healthz")[0] == 200
+
+
 def test_delivery_figures_under_a_login_load(receiver):
     """Not a pass/fail of speed (shared 2-core machines): the figures go to .build/webhook-figures.txt. The
     lag of a login's event is from the moment its 200 reached the client to the moment the receiver had

@@ -22,9 +22,7 @@ enum KeyFile {
     static func load(from path: String) throws(ServerConfiguration.Invalid) -> SymmetricKey {
         var status = stat()
         guard stat(path, &status) == 0 else { throw .init(description: "the key file \(path) cannot be read") }
-        guard status.st_mode & 0o077 == 0 else {
-            throw .init(description: "the key file \(path) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))); chmod 600 it")
-        }
+        if let refusal = OwnerOnlyFile.openToOthers("the key file", at: path) { throw refusal }
         guard status.st_size <= 1024, let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw .init(description: "the key file \(path) cannot be read")
         }
