@@ -13,10 +13,29 @@ public enum OwnerOnlyFile {
     /// The refusal of `path` (`what` names it in the sentence, "the key file") when its group or other
     /// users may access it; nil when only its owner may, or when it cannot be examined (reading it then
     /// fails with the caller's own sentence).
-    public static func openToOthers(_ what: String, at path: String) -> ServerConfiguration.Invalid? {
+    ///
+    /// A file systemd handed this service (`LoadCredential=`, in `$CREDENTIALS_DIRECTORY`, the way
+    /// deploy/systemd/latchkey.service passes secrets) may have its group bits set: since systemd 254, with
+    /// `User=` or `DynamicUser=`, the service's user reads it through an ACL, which `stat` shows as group
+    /// bits (`-r--r-----+`, mode 440). That directory is systemd's, for this service alone, so there only
+    /// other users' bits are refused.
+    public static func openToOthers(
+        _ what: String, at path: String,
+        credentialsDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
+    ) -> ServerConfiguration.Invalid? {
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & 0o077 != 0 else { return nil }
+        guard stat(path, &status) == 0 else { return nil }
+        let forbidden: mode_t = isCredential(path, in: credentialsDirectory) ? 0o007 : 0o077
+        guard status.st_mode & forbidden != 0 else { return nil }
         return .init(description: "\(what) \(path) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))); chmod 600 it")
+    }
+
+    /// Whether `path` is a file directly in systemd's credentials directory `directory` (both resolved).
+    private static func isCredential(_ path: String, in directory: String?) -> Bool {
+        guard let directory, !directory.isEmpty else { return false }
+        let file = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        let credentials = URL(fileURLWithPath: directory).resolvingSymlinksInPath()
+        return file.deletingLastPathComponent().standardizedFileURL.path == credentials.standardizedFileURL.path
     }
 
     /// Creates `path` with mode 600 whatever the umask and returns its open descriptor, or -1 with `errno`
