@@ -199,6 +199,7 @@ let package = Package(
             name: "LatchkeyServerTests",
             dependencies: [
                 "LatchkeyServer", "LatchkeyAPI", "SoftAuthenticator", "WebAuthn",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -157,7 +157,8 @@ struct ConfigurationFile {
             return .text(secret)
         case .secret:
             guard let secretPath = value.string else { throw wrongType("a string, the path of a file") }
-            // As its flag: never logged, and a trailing line break is not part of it.
+            // As its flag: never logged, a trailing line break is not part of it, and its file is its owner's alone.
+            if let refusal = OwnerOnlyFile.openToOthers("the \(setting.words) file", at: secretPath) { throw refusal }
             guard let secret = try? String(contentsOfFile: secretPath, encoding: .utf8) else {
                 throw Invalid(description: "the \(setting.words) file \(secretPath), named in \(path), cannot be read")
             }

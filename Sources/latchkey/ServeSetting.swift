@@ -239,7 +239,9 @@ struct ServeSetting: Sendable {
             return names.isEmpty ? nil : .list(names)
         case .secret:
             guard fromFlag else { return .text(text) }
-            // The secret is read, never logged; a trailing line break (echo > file) is not part of it.
+            // The secret is read, never logged; a trailing line break (echo > file) is not part of it. Its file
+            // is its owner's alone, as the key file is (fourth review, S4-10).
+            if let refusal = OwnerOnlyFile.openToOthers("the \(words) file", at: text) { throw refusal }
             guard let secret = try? String(contentsOfFile: text, encoding: .utf8) else {
                 throw Invalid(description: "the \(words) file \(text) cannot be read")
             }

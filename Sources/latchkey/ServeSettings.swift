@@ -95,7 +95,7 @@ enum ServeSettings {
                   return endpoint
               }, show: \.description),
         .secret("webhook-secret", \.webhookSecret, help: "the key (32+ characters) of the webhooks' HMAC-SHA256 signatures; the same on every instance"),
-        .flag("webhook-allow-private", \.webhookAllowPrivate, help: "Also deliver webhooks to loopback, private and link-local addresses"),
+        .flag("webhook-allow-private", \.webhookAllowPrivate, help: "Also deliver webhooks to loopback, private, link-local, multicast and reserved addresses"),
         .integer("webhook-max-attempts", \.webhookMaxAttempts, help: "Attempts of one webhook delivery before it is given up and logged"),
         .seconds("webhook-retry-delay", \.webhookRetryDelay, help: "Seconds before a failed delivery's first retry; each further one waits twice as long"),
         .choices("compat", \.compatibility, help: "Also serve another project's API for its existing clients"),

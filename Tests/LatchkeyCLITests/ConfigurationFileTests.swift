@@ -156,6 +156,14 @@ struct ConfigurationFileTests {
         #expect(c.introspectionSecret == Self.secret)
         #expect(refusal("introspection-secret-file = \"\(directory.path)/none\"").contains("cannot be read"))
         #expect(refusal("introspection-secret = \"\(Self.secret)\"\nintrospection-secret-file = \"x\"").contains("keep one"))
+        // Fourth review, S4-10: a secret's file others can read is refused, as the key file is.
+        for key in ["introspection-secret-file", "webhook-secret-file"] {
+            try write(Self.secret + "\n", to: secretFile, mode: 0o644)
+            let words = key.dropLast("-file".count).replacingOccurrences(of: "-", with: " ")
+            #expect(refusal("\(key) = \"\(secretFile.path)\"") == "the \(words) file \(secretFile.path) is readable by others (mode 644); chmod 600 it")
+            try write(Self.secret + "\n", to: secretFile, mode: 0o600)
+            #expect(refusal("\(key) = \"\(secretFile.path)\"") == "(accepted)")
+        }
     }
 
     // MARK: - Precedence

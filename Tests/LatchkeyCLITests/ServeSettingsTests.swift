@@ -177,6 +177,7 @@ struct ServeSettingsTests {
             if setting.kind == .secret {
                 let secretFile = directory.appendingPathComponent(setting.name)
                 try Data((setting.variableText(value) + "\n").utf8).write(to: secretFile)
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secretFile.path)
                 arguments = [setting.flag, secretFile.path]
             }
             #expect(fromFile != defaults, "\(setting.name) = \(ServeSetting.tomlText(value)) changes the configuration")
@@ -223,6 +224,25 @@ struct ServeSettingsTests {
         let sentence = refusal(arguments)
         #expect(sentence.contains(fragment), "\(arguments): \(sentence)")
         #expect(!sentence.contains("\n"))
+    }
+
+    /// Fourth review, S4-10: a secret's file is refused as the key file is when others can read it, with
+    /// the key file's own sentence; the owner's file is read.
+    @Test("a secret file others can read is refused with the key file's sentence", arguments: ["--webhook-secret-file", "--introspection-secret-file"])
+    func secretFileOthersCanRead(flag: String) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-secret-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("secret")
+        try Data((String(repeating: "0123456789abcdef", count: 3) + "\n").utf8).write(to: file)
+        let words = flag.dropFirst(2).dropLast("-file".count).replacingOccurrences(of: "-", with: " ")
+        for mode in [0o644, 0o640, 0o604] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file.path)
+            let sentence = refusal([flag, file.path])
+            #expect(sentence == "the \(words) file \(file.path) is readable by others (mode \(String(mode, radix: 8))); chmod 600 it", "\(sentence)")
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+        #expect(!refusal([flag, file.path]).contains("readable by others"))
     }
 
     @Test("a variable's mistake is one sentence that names the variable; an empty variable is unset", arguments: [

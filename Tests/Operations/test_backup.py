@@ -83,6 +83,46 @@ def test_backups_under_load_hold_every_acknowledged_account_and_rotate(tmp_path)
             assert status == 200 and body["account"]["id"] == account, body
 
 
+def test_the_copy_is_never_readable_by_others_while_it_is_written(tmp_path):
+    """Fourth review, S4-8 (observed that way): a backup run with umask 022 while another process polls its
+    path. The copy used to be 0644 while VACUUM INTO wrote it (chmod 600 came after), so a reader could open
+    it then and read it all later through that descriptor. Now it is 0600 from its first byte."""
+    source = tmp_path / "db.sqlite"
+    with sqlite3.connect(source) as db:
+        db.execute("CREATE TABLE accounts (id TEXT)")
+        db.execute("CREATE TABLE padding (b BLOB)")
+        db.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 64) "
+                   "INSERT INTO padding SELECT randomblob(1048576) FROM n")
+    target = tmp_path / "copy.sqlite"
+    seen = set()
+    process = subprocess.Popen([BINARY, "backup", str(target), "--database", f"sqlite:{source}"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=lambda: os.umask(0o022))
+    while process.poll() is None:
+        try:
+            seen.add(os.stat(target).st_mode & 0o777)
+        except FileNotFoundError:
+            pass
+    stdout, stderr = process.communicate()
+    assert process.returncode == 0, stderr
+    assert seen, "the poller never saw the copy"
+    assert all(mode & 0o077 == 0 for mode in seen), [oct(mode) for mode in seen]
+    assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_new_database_and_its_wal_and_shm_are_the_owners_only(tmp_path):
+    """Fourth review, S4-8: a fresh `latchkey serve` under umask 022 made latchkey.sqlite, its -wal and its
+    -shm 0644. They hold session hashes and the wrapped keys: 0600, as the key file."""
+    previous = os.umask(0o022)
+    try:
+        with Server() as server:
+            assert server.call("POST", "/api/login/options")[0] == 200
+            path = server.database.removeprefix("sqlite:")
+            modes = {suffix: os.stat(path + suffix).st_mode & 0o777 for suffix in ("", "-wal", "-shm")}
+    finally:
+        os.umask(previous)
+    assert modes == {"": 0o600, "-wal": 0o600, "-shm": 0o600}, {k: oct(v) for k, v in modes.items()}
+
+
 def test_refusals_are_one_sentence(tmp_path):
     result = backup(str(tmp_path / "x.sqlite"), "--database", "postgres://latchkey@127.0.0.1:1/latchkey")
     assert result.returncode == 2 and "pg_dump" in result.stderr, result.stderr

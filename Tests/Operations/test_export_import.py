@@ -30,8 +30,7 @@ def latchkey(*arguments, env=None, stdout=None):
 
 
 def export(database, path, *flags, env=None):
-    with open(path, "w") as out:
-        result = latchkey("export", "--database", database, *flags, env=env, stdout=out)
+    result = latchkey("export", "--database", database, "--output", str(path), *flags, env=env)
     assert result.returncode == 0, result
     return [json.loads(line) for line in pathlib.Path(path).read_text().splitlines()]
 
@@ -116,6 +115,41 @@ def test_sqlite_to_postgres_and_back(tmp_path):
             assert db.execute("SELECT count(*) FROM audit_events").fetchone()[0] > 0
     finally:
         postgres.stop()
+
+
+def test_the_document_is_never_readable_by_others(tmp_path):
+    """Fourth review, S4-8: the document holds hashes and the wrapped keys. `--output` makes it 0600 from its
+    first byte under umask 022 (never over an existing file or link); standard output that is a file others can
+    read (the shell made it with the umask) is refused before a byte is written; a pipe is fine."""
+    with Server("--user-verification", "preferred") as server:
+        assert register(server, SoftWebauthnDevice(), "Person")[0] == 201
+        env = {**os.environ, "LATCHKEY_KEY_FILE": str(pathlib.Path(server.directory.name) / "latchkey.key")}
+
+        def run(*arguments, stdout=subprocess.PIPE):
+            return subprocess.run([BINARY, "export", "--database", server.database, *arguments], stdout=stdout,
+                                  stderr=subprocess.PIPE, text=True, timeout=120, env=env, preexec_fn=lambda: os.umask(0o022))
+
+        document = tmp_path / "document.jsonl"
+        result = run("--output", str(document))
+        assert result.returncode == 0, result.stderr
+        assert document.stat().st_mode & 0o777 == 0o600
+        assert json.loads(document.read_text().splitlines()[0])["format"] == "latchkey-export"
+        result = run("--output", str(document))
+        assert result.returncode == 2 and "already exists" in result.stderr, result.stderr
+        link = tmp_path / "link.jsonl"
+        link.symlink_to(tmp_path / "elsewhere.jsonl")
+        result = run("--output", str(link))
+        assert result.returncode == 2 and not (tmp_path / "elsewhere.jsonl").exists(), result.stderr
+
+        shell = tmp_path / "shell.jsonl"
+        with open(shell, "w") as out:
+            os.chmod(shell, 0o644)
+            result = run(stdout=out)
+        assert result.returncode == 2, result.stderr
+        assert "Standard output is a file others can read (mode 644)" in result.stderr and "--output" in result.stderr, result.stderr
+        assert shell.stat().st_size == 0
+        result = run()
+        assert result.returncode == 0 and json.loads(result.stdout.splitlines()[0])["format"] == "latchkey-export", result.stderr
 
 
 def test_refusals(tmp_path):

@@ -188,13 +188,42 @@ def test_internal_addresses_and_a_missing_secret_are_refused_at_start(tmp_path):
                                "--database", f"sqlite:{tmp_path}/db.sqlite", *arguments], capture_output=True, text=True,
                               timeout=60, env={**os.environ, "LATCHKEY_KEY_FILE": str(tmp_path / "k"), **(env or {})})
     for url in ["http://127.0.0.1:9/hook", "http://localhost/hook", "http://10.1.2.3/hook", "http://169.254.169.254/latest",
-                "http://[::1]/hook", "http://192.168.0.10/hook"]:
+                "http://[::1]/hook", "http://192.168.0.10/hook",
+                # Fourth review, S4-9: NAT64 and 6to4 wrapping loopback, IPv4-compatible, site-local, multicast,
+                # outside 2000::/3, and IPv4's IETF, benchmarking, multicast, reserved and broadcast blocks.
+                "http://[64:ff9b::7f00:1]:9/hook", "http://[64:ff9b::a9fe:a9fe]/latest", "http://[64:ff9b:1::808:808]/hook",
+                "http://[2002:7f00:1::]:9/hook", "http://[::127.0.0.1]:9/hook", "http://[fec0::1]/hook",
+                "http://[ff02::1]/hook", "http://[100::1]/hook", "http://192.0.0.1/hook", "http://198.18.0.1:9/hook",
+                "http://224.0.0.1:9/hook", "http://240.0.0.1/hook", "http://255.255.255.255/hook"]:
         result = serve("--webhook-url", url, env={"LATCHKEY_WEBHOOK_SECRET": SECRET})
         assert result.returncode == 2 and "--webhook-allow-private" in result.stderr, (url, result.stderr)
     result = serve("--webhook-url", "https://hooks.example.com/x")
     assert result.returncode == 2 and "webhook-secret" in result.stderr, result.stderr
     result = serve("--webhook-url", "ftp://example.com/x", env={"LATCHKEY_WEBHOOK_SECRET": SECRET})
     assert result.returncode == 2 and "not an http or https URL" in result.stderr, result.stderr
+
+
+def test_secret_files_others_can_read_are_refused_at_start(tmp_path):
+    """Fourth review, S4-10: the webhook and introspection secrets' files are refused as the key file is
+    when group or others can read them, with the key file's sentence; at 0600 the server starts."""
+    secret = tmp_path / "secret"
+    secret.write_text(SECRET + "\n")
+    cases = [
+        (["--webhook-url", "http://127.0.0.1:9/hook", "--webhook-allow-private", "--webhook-secret-file", str(secret)],
+         "webhook secret"),
+        (["--access-tokens", "--introspection-secret-file", str(secret)], "introspection secret"),
+    ]
+    for flags, words in cases:
+        for mode in (0o644, 0o640):
+            os.chmod(secret, mode)
+            result = subprocess.run([BINARY, "serve", "--port", "0", "--origin", "http://localhost:8080",
+                                     "--database", f"sqlite:{tmp_path}/db.sqlite", *flags], capture_output=True, text=True,
+                                    timeout=20, env={**os.environ, "LATCHKEY_KEY_FILE": str(tmp_path / "k")})
+            expected = f"The {words} file {secret} is readable by others (mode {mode:o}); chmod 600 it"
+            assert result.returncode == 2 and expected in result.stderr, (flags, mode, result.stderr)
+        os.chmod(secret, 0o600)
+        with Server(*flags) as server:
+            assert server.call("GET", "/healthz")[0] == 200
 
 
 def test_delivery_figures_under_a_login_load(receiver):

@@ -106,13 +106,10 @@ final class ServerCertificate: Sendable {
             guard FileManager.default.isReadableFile(atPath: certificate) else {
                 throw .init(description: "the TLS certificate file \(certificate) cannot be read")
             }
-            var status = stat()
-            guard stat(key, &status) == 0, FileManager.default.isReadableFile(atPath: key) else {
+            guard FileManager.default.isReadableFile(atPath: key) else {
                 throw .init(description: "the TLS key file \(key) cannot be read")
             }
-            guard status.st_mode & 0o077 == 0 else {
-                throw .init(description: "the TLS key file \(key) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))); chmod 600 it")
-            }
+            if let refusal = OwnerOnlyFile.openToOthers("the TLS key file", at: key) { throw refusal }
         }
     }
 }

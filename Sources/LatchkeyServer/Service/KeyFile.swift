@@ -22,9 +22,7 @@ enum KeyFile {
     static func load(from path: String) throws(ServerConfiguration.Invalid) -> SymmetricKey {
         var status = stat()
         guard stat(path, &status) == 0 else { throw .init(description: "the key file \(path) cannot be read") }
-        guard status.st_mode & 0o077 == 0 else {
-            throw .init(description: "the key file \(path) is readable by others (mode \(String(status.st_mode & 0o777, radix: 8))); chmod 600 it")
-        }
+        if let refusal = OwnerOnlyFile.openToOthers("the key file", at: path) { throw refusal }
         guard status.st_size <= 1024, let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw .init(description: "the key file \(path) cannot be read")
         }
@@ -44,7 +42,7 @@ enum KeyFile {
     static func write(_ key: [UInt8], to path: String, replacing: Bool) throws(ServerConfiguration.Invalid) {
         let temporary = path + ".\(ProcessInfo.processInfo.processIdentifier).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let line = Array((Data(key).base64EncodedString() + "\n").utf8)
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        let fd = OwnerOnlyFile.createDescriptor(at: temporary)
         guard fd >= 0 else { throw .init(description: "the key file \(path) cannot be created (\(String(cString: strerror(errno))))") }
         let written = line.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
         let synced = fsync(fd) == 0

@@ -114,6 +114,7 @@ final class DatabaseConnections: Sendable {
 
     /// SQLite through Latchkey's synchronous driver (see `DirectSQLite`).
     private static func direct(path: String, readOnly: Bool, logger: Logger) throws -> DatabaseConnections {
+        if !readOnly, path != ":memory:" { SQLiteFileModes.narrow(path, logger: logger) }
         let connection = try DirectSQLite(path: path, readOnly: readOnly)
         let database = DirectSQLiteDatabase(connection: connection, logger: logger, eventLoop: MultiThreadedEventLoopGroup.singleton.any())
         return DatabaseConnections(

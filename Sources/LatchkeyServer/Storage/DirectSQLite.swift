@@ -52,6 +52,12 @@ final class DirectSQLite: @unchecked Sendable {
         {
             name = "file:\(escaped)?immutable=1"
         }
+        if !readOnly, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
+            // Made here with mode 600 rather than by SQLite with the umask (0644 under 022): SQLite gives the
+            // -wal and -shm it creates the database's own mode, so all three are the owner's alone
+            // (`SQLiteFileModes`). A database another process made meanwhile is opened as it is.
+            OwnerOnlyFile.createEmpty(at: path)
+        }
         var db: OpaquePointer?
         let status = sqlite3_open_v2(name, &db, flags, nil)
         guard status == SQLITE_OK, let db else {

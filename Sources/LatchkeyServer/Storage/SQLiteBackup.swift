@@ -5,8 +5,14 @@ import Foundation
 /// serving. `VACUUM INTO` reads the database inside one read transaction, so the copy is the database as
 /// of one commit, however many writes land meanwhile (a file copy of a live WAL database is not: the
 /// database file and its log are copied at different moments). The copy is then opened and checked
-/// (`PRAGMA integrity_check`), made readable by its owner only (it holds session hashes and the wrapped
-/// keys), and with `keep` the oldest backups in its directory beyond that many are removed.
+/// (`PRAGMA integrity_check`), and with `keep` the oldest backups in its directory beyond that many are
+/// removed.
+///
+/// The copy holds session hashes and the wrapped keys: it is its owner's alone from its first byte
+/// (`OwnerOnlyFile`). It is created empty with mode 600 before `VACUUM INTO` writes into it (an empty file
+/// is what `VACUUM INTO` accepts), and afterwards it must still be that file, this user's, mode 600.
+/// Made by `VACUUM INTO` with the umask and narrowed after the copy, it was 0644 while written, and a
+/// reader who opened it then read all of it later (fourth review, S4-8).
 ///
 /// The key file that wraps the server's keys (`KeyFile`) is not in the copy: keep it apart, as the
 /// README says — a backup and its key file together are what a restore needs.
@@ -52,14 +58,19 @@ public enum SQLiteBackup {
             throw ServerConfiguration.Invalid(description: "--keep needs a directory to keep the backups in, not the file name \(destination)")
         }
         let started = Date()
+        // O_EXCL | O_NOFOLLOW: a file or link that appeared at the name since the check is not written into.
+        let fd = try OwnerOnlyFile.create("the backup", at: target)
+        defer { close(fd) }
         do {
             let db = try Connection(path: source, readOnly: true)
             try db.execute("VACUUM INTO ?1", text: target)
         } catch {
-            try? FileManager.default.removeItem(atPath: target)
+            if OwnerOnlyFile.isStillOwnerOnly(fd, at: target) { unlink(target) }
             throw error
         }
-        chmod(target, 0o600)
+        guard OwnerOnlyFile.isStillOwnerOnly(fd, at: target) else {
+            throw ServerConfiguration.Invalid(description: "the copy \(target) was replaced, or its owner or mode changed, while it was written; do not use it")
+        }
         let accounts: Int
         do {
             let copy = try Connection(path: target, readOnly: true)

@@ -14,6 +14,9 @@ import ServiceLifecycle
 /// after `retryDelay`, doubling each time (at most an hour apart); after `maxAttempts` the delivery is
 /// given up and logged. A delivery whose instance dies mid-way is made again when its lease ends: a
 /// receiver sees each event at least once, and tells repeats by `Latchkey-Event-Id`.
+///
+/// Each delivery looks the endpoint's name up once, checks every address (`WebhookAddressPolicy`), and
+/// connects to one of those addresses (`WebhookClients`), so the address checked is the address reached.
 struct WebhookDelivery: Service {
     struct Settings: Sendable {
         var endpoints: [WebhookEndpoint]
@@ -27,6 +30,8 @@ struct WebhookDelivery: Service {
         var lease: TimeInterval = 60
         var batch = 50
         var timeout: TimeInterval = 10
+        /// How a delivery looks the endpoint's name up, once, before it connects (tests stand in for DNS).
+        var lookUp: @Sendable (String, Int) -> [SocketAddress] = WebhookAddressPolicy.addresses(of:port:)
     }
 
     let store: Store
@@ -49,12 +54,12 @@ struct WebhookDelivery: Service {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(
             connect: .seconds(Int64(settings.timeout)), read: .seconds(Int64(settings.timeout))))
         configuration.httpVersion = .http1Only
-        let client = HTTPClient(eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton), configuration: configuration)
+        let clients = WebhookClients(configuration: configuration)
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 var worked = 0
                 do {
-                    worked = try await runOnce(client: client, now: Date())
+                    worked = try await runOnce(clients: clients, now: Date())
                 } catch is CancellationError {
                     break
                 } catch {
@@ -63,30 +68,31 @@ struct WebhookDelivery: Service {
                 if worked == 0 { try? await Task.sleep(for: .milliseconds(Int64(settings.pollInterval * 1000))) }
             }
         }
-        try? await client.shutdown()
+        await clients.shutdown()
     }
 
-    /// One round: claims what is due and delivers it. Returns how many deliveries it tried.
-    func runOnce(client: HTTPClient, now: Date) async throws -> Int {
+    /// One round: claims what is due and delivers it, one at a time. Returns how many deliveries it tried.
+    func runOnce(clients: WebhookClients, now: Date) async throws -> Int {
         let due = try await store.claimWebhooks(
             endpoints: settings.endpoints.map(\.id), now: now, leaseUntil: now + settings.lease, limit: settings.batch)
         for item in due {
-            await deliver(item, client: client)
+            await deliver(item, clients: clients)
         }
         return due.count
     }
 
-    private func deliver(_ item: Store.WebhookDue, client: HTTPClient) async {
+    private func deliver(_ item: Store.WebhookDue, clients: WebhookClients) async {
         guard let endpoint = settings.endpoints.first(where: { $0.id == item.endpoint }), let event = item.event else {
             // The endpoint's URL was taken out of the configuration, or the event is past its retention.
             try? await store.finishWebhook(auditId: item.auditId, endpoint: item.endpoint)
             return
         }
         let outcome: String?
-        if let refusal = await Self.refusal(for: endpoint, allowPrivate: settings.allowPrivate) {
+        switch await resolve(endpoint) {
+        case .refused(let refusal):
             outcome = refusal
-        } else {
-            outcome = await post(event, to: endpoint, client: client)
+        case .reachable(let addresses):
+            outcome = await post(event, to: endpoint, client: await clients.client(for: endpoint, at: addresses))
         }
         do {
             guard let error = outcome else {
@@ -140,13 +146,16 @@ struct WebhookDelivery: Service {
         }
     }
 
-    /// The address policy's answer, resolved off the cooperative threads (a name lookup blocks).
-    private static func refusal(for endpoint: WebhookEndpoint, allowPrivate: Bool) async -> String? {
-        guard !allowPrivate else { return nil }
+    /// The endpoint's addresses, looked up once and checked, off the cooperative threads (a lookup blocks).
+    private func resolve(_ endpoint: WebhookEndpoint) async -> WebhookAddressPolicy.Resolution {
+        let allowPrivate = settings.allowPrivate
+        let lookUp = settings.lookUp
         do {
-            return try await NIOThreadPool.singleton.runIfActive { WebhookAddressPolicy.refusal(for: endpoint, allowPrivate: false) }
+            return try await NIOThreadPool.singleton.runIfActive {
+                WebhookAddressPolicy.resolve(endpoint, allowPrivate: allowPrivate, lookUp: lookUp)
+            }
         } catch {
-            return "the address of \(endpoint.url.host ?? "?") could not be checked"
+            return .refused("the address of \(endpoint.url.host ?? "?") could not be checked")
         }
     }
 }
