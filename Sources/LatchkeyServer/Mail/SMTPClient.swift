@@ -4,8 +4,9 @@ import NIOPosix
 import NIOSSL
 
 /// Hands one message to an SMTP server (`SMTPServer`) over a connection of its own: the greeting, EHLO
-/// (HELO for an old server), STARTTLS when offered (never asked of a relay on loopback), AUTH PLAIN when
-/// the URL has a user (only over TLS or to loopback), MAIL FROM, RCPT TO, DATA, QUIT. Every step has a
+/// (HELO for an old server), STARTTLS (`SMTPServer.Security`: when offered and not on loopback for smtp://,
+/// always for smtp+starttls://, where a relay that does not offer it gets no mail), AUTH PLAIN when the URL
+/// has a user (only over TLS or to loopback), MAIL FROM, RCPT TO, DATA, QUIT. Every step has a
 /// deadline (`Timeouts`): a server that stops answering fails the send, it never holds it. The replies'
 /// size is bounded by `SMTPReplyDecoder`. Written on SwiftNIO directly: one round trip at a time.
 struct SMTPClient: Sendable {
@@ -79,7 +80,7 @@ struct SMTPClient: Sendable {
     /// A TLS failure for the log: the server, whether it came after STARTTLS, the TLS library's own words
     /// (CERTIFICATE_VERIFY_FAILED, WRONG_VERSION_NUMBER, …) and, for a certificate, what the operator can do.
     private func tlsFailure(_ error: any Error) -> String {
-        let how = server.security == .startTLS ? " after STARTTLS" : ""
+        let how = server.security == .implicitTLS ? "" : " after STARTTLS"
         var text = "the TLS connection to the SMTP server \(server.host)\(how) failed: \(error)"
         if "\(error)".contains("CERTIFICATE_VERIFY_FAILED") {
             text += " (its certificate is not one Latchkey trusts for \(server.host): give the CA that issued it with --smtp-ca-file)"
@@ -100,7 +101,7 @@ struct SMTPClient: Sendable {
             try expect(hello, [250], step: "HELO")
         }
         var encrypted = server.security == .implicitTLS
-        if !encrypted, !server.isLoopback, hello.offers("STARTTLS") {
+        if !encrypted, try startsTLS(offered: hello.offers("STARTTLS")) {
             try expect(await command("STARTTLS", on: connection, step: "STARTTLS"), [220], step: "STARTTLS")
             try await connection.startTLS(tls, serverHostname: sniName)
             encrypted = true
@@ -125,6 +126,21 @@ struct SMTPClient: Sendable {
         try expect(await connection.reply(step: "the end of the message", timeout: timeouts.dataEnd), [250], step: "the message")
         // Handed over: a server that does not say goodbye properly changes nothing now.
         _ = try? await command("QUIT", on: connection, step: "QUIT")
+    }
+
+    /// Whether to ask for STARTTLS, the server's EHLO (or HELO) reply `offered` it or not. smtp:// asks
+    /// when offered, except of a relay on loopback; smtp+starttls:// always, and without the offer sends
+    /// nothing: no plain-text fallback that an attacker could force by stripping the offer.
+    private func startsTLS(offered: Bool) throws(SMTPFailure) -> Bool {
+        switch server.security {
+        case .implicitTLS: return false
+        case .startTLSWhenOffered: return offered && !server.isLoopback
+        case .startTLSRequired:
+            guard offered else {
+                throw .insecure("the SMTP server \(server.host) does not offer STARTTLS, which smtp+starttls:// requires")
+            }
+            return true
+        }
     }
 
     private func command(_ line: String, on connection: SMTPConnection, step: String) async throws -> SMTPReply {

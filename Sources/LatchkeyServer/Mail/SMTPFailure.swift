@@ -7,7 +7,8 @@ enum SMTPFailure: Error, Sendable, CustomStringConvertible {
     case protocolError(String)
     /// A reply that is not the positive one the step needs.
     case refused(step: String, reply: SMTPReply)
-    /// Latchkey will not do this without TLS (send a password over a network in clear), or TLS failed — a
+    /// Latchkey will not do this without TLS (send a password over a network in clear, or mail to a relay
+    /// that does not offer the STARTTLS smtp+starttls:// requires), or TLS failed — a
     /// certificate it does not trust, a handshake the server broke, over smtps:// or after STARTTLS: the
     /// configuration's to fix, not a moment's.
     case insecure(String)
