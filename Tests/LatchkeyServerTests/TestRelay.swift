@@ -2,11 +2,12 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
+@testable import LatchkeyServer
 
 /// An SMTP relay for the mail tests, on SwiftNIO in the test's process: it greets, answers EHLO (offering
 /// STARTTLS, as most relays do), takes one message per MAIL/RCPT/DATA and keeps it with whether it came
-/// over TLS. It listens on a non-loopback address of this machine: `SMTPClient` never asks a relay on
-/// loopback for STARTTLS (`SMTPServer.isLoopback`), so a relay on 127.0.0.1 would never be asked.
+/// over TLS. It listens on 127.0.0.1 only, as every server in the tests: `url` is smtp+starttls://, which
+/// asks for STARTTLS even on loopback (smtp:// would not: `SMTPServer.isLoopback`).
 final class TestRelay: Sendable {
     enum StartTLS: Sendable {
         /// Not offered: the EHLO reply does not name it.
@@ -33,14 +34,15 @@ final class TestRelay: Sendable {
     private let channel: any Channel
     private let record: NIOLockedValueBox<Record>
 
-    var url: String { "smtp://\(host):\(port)" }
+    /// The URL Latchkey is given: STARTTLS required (smtp+starttls://), or `scheme` (smtp://, …).
+    func url(scheme: SMTPServer.Security = .startTLSRequired) -> String { "\(scheme.rawValue)://\(host):\(port)" }
     var connections: Int { record.withLockedValue { $0.connections } }
     var messages: [Message] { record.withLockedValue { $0.messages } }
 
     /// `requireTLS`: MAIL FROM is refused (530) until STARTTLS, as Postfix's `smtpd_tls_security_level = encrypt`.
     /// `hangUpOn`: a command (`MAIL`, …) the relay answers by closing the connection.
     init(
-        host: String, startTLS: StartTLS, requireTLS: Bool = true, hangUpOn: String? = nil,
+        host: String = "127.0.0.1", startTLS: StartTLS, requireTLS: Bool = true, hangUpOn: String? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws {
         let record = NIOLockedValueBox(Record())
@@ -59,18 +61,6 @@ final class TestRelay: Sendable {
     }
 
     func stop() async throws { try await channel.close() }
-
-    struct NoNetworkAddress: Error, CustomStringConvertible {
-        var description: String { "this machine has no non-loopback IPv4 address for the test relay to listen on" }
-    }
-
-    /// An IPv4 address of this machine that is not loopback (a network interface's).
-    static func networkAddress() throws -> String {
-        for device in try System.enumerateDevices() {
-            if case .v4? = device.address, let ip = device.address?.ipAddress, !ip.hasPrefix("127.") { return ip }
-        }
-        throw NoNetworkAddress()
-    }
 }
 
 /// One connection to `TestRelay`: a line in, a reply out.
