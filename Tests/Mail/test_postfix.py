@@ -1,6 +1,6 @@
 """Latchkey's mail through a real relay (issue 51): Debian's Postfix, run privately by the test
-(Tests/Support/postfix_relay.py) on a non-loopback address of this machine, offering and requiring STARTTLS
-with a certificate a test CA signed. With that CA (--smtp-ca-file) the confirmation and recovery mails go
+(Tests/Support/postfix_relay.py) on 127.0.0.1 only, given to Latchkey as smtp+starttls:// (STARTTLS asked even
+on loopback), offering and requiring STARTTLS with a certificate a test CA signed. With that CA (--smtp-ca-file) the confirmation and recovery mails go
 over TLS and are delivered to Postfix's mailbox, where the test reads them and follows their links. Without
 it, the certificate is the permanent failure it is: one attempt, one log line naming the certificate check
 and the relay, counted — not "I/O on closed channel" tried three times — and Postfix saw the client refuse
