@@ -80,7 +80,7 @@ enum ServeSettings {
         .flag("recovery-ends-sessions", \.recoveryEndsSessions,
               help: "A passkey added through a recovery grant ends every other session of the account (false: only the recovery session)"),
         .text("smtp-url", \.smtpURL,
-              help: "Send mail through this SMTP server: smtp://[user:password@]host[:port] (STARTTLS when offered, not on loopback) or smtps://…; a URL with a password is better given in LATCHKEY_SMTP_URL"),
+              help: "Send mail through this SMTP server: smtp://[user:password@]host[:port] (STARTTLS when offered, not on loopback), smtp+starttls://… (STARTTLS required, even on loopback) or smtps://…; a URL with a password is better given in LATCHKEY_SMTP_URL"),
         .text("smtp-from", \.smtpFrom, help: "The mails' sender: an address, or Name <address>", default: "the RP name at noreply@RP-ID"),
         .text("smtp-ca-file", \.smtpCAFile, help: "A PEM file of the CA certificates to trust for the SMTP server's TLS instead of the system's"),
         .flag("recovery-email", \.recoveryEmail,

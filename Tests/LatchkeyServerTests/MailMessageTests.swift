@@ -124,17 +124,21 @@ struct MailMessageTests {
         #expect(String(data: decoded, encoding: .utf8) == subject)
     }
 
-    @Test("the SMTP URL: smtp:// or smtps://, a host, a port, a user and password never shown")
+    @Test("the SMTP URL: smtp://, smtp+starttls:// or smtps://, a host, a port, a user and password never shown")
     func smtpURL() throws {
         let plain = try SMTPServer(parsing: "smtp://127.0.0.1:2525")
-        #expect(plain.host == "127.0.0.1" && plain.port == 2525 && plain.security == .startTLS && plain.isLoopback && plain.username == nil)
+        #expect(plain.host == "127.0.0.1" && plain.port == 2525 && plain.security == .startTLSWhenOffered && plain.isLoopback && plain.username == nil)
         let secure = try SMTPServer(parsing: "smtps://mailer%40example.com:p%40ss@mail.example.com")
         #expect(secure.port == 465 && secure.security == .implicitTLS && !secure.isLoopback)
         #expect(secure.username == "mailer@example.com" && secure.password == "p@ss")
         #expect(secure.description == "smtps://mailer@example.com:***@mail.example.com:465")
         #expect(try SMTPServer(parsing: "smtp://[::1]").host == "::1")
+        let required = try SMTPServer(parsing: "SMTP+STARTTLS://mailer:pw@127.0.0.1")
+        #expect(required.security == .startTLSRequired && required.port == 25 && required.isLoopback)
+        #expect(required.description == "smtp+starttls://mailer:***@127.0.0.1:25")
+        #expect(try SMTPServer(parsing: "smtp+starttls://mail.example.com:587").port == 587)
         #expect(try SMTPServer(parsing: "smtp://mail.example.com").port == 25)
-        for bad in ["http://mail.example.com", "smtp://", "smtp://mail.example.com/path", "smtp://mail.example.com?x=1", "smtp://:pw@host", "mail.example.com:25"] {
+        for bad in ["http://mail.example.com", "smtp://", "smtp://mail.example.com/path", "smtp://mail.example.com?x=1", "smtp://:pw@host", "mail.example.com:25", "smtp+tls://mail.example.com", "smtps+starttls://mail.example.com"] {
             #expect(throws: ServerConfiguration.Invalid.self, "\(bad)") { try SMTPServer(parsing: bad) }
         }
         do {

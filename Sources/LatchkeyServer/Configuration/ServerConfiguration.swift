@@ -178,7 +178,7 @@ public struct ServerConfiguration: Sendable {
     /// A passkey added through a recovery grant ends every other session of the account
     /// (`--recovery-ends-sessions`, on): whoever lost the device may not be the only one holding it.
     public var recoveryEndsSessions = true
-    /// Where Latchkey's mail goes (`--smtp-url`): `smtp://[user:password@]host[:port]` or `smtps://…`
+    /// Where Latchkey's mail goes (`--smtp-url`): `smtp://[user:password@]host[:port]`, `smtp+starttls://…` or `smtps://…`
     /// (`SMTPServer`). Nil: Latchkey sends no mail, and a person cannot give an email address.
     public var smtpURL: String?
     /// The mails' `From` (`--smtp-from`): `Name <address>` or an address; nil: the RP name at

@@ -2,8 +2,9 @@ import Logging
 import Metrics
 
 /// Sends Latchkey's mails through its SMTP server (`SMTPClient`) from `from`, trying a passing failure
-/// (a time-out, a 4xx) again after `retryDelays`; a permanent one (5xx) is given up at once. Failures are
-/// logged (without the recipient) and counted in `latchkey_mail_failures_total`.
+/// (a time-out, a closed connection, a 4xx) again after `retryDelays`; a permanent one (a 5xx, TLS that
+/// fails) is given up at once, after one log line. Failures are logged (without the recipient) and counted
+/// in `latchkey_mail_failures_total`.
 struct MailSender: Sendable {
     let client: SMTPClient
     let from: MailMessage.Mailbox

@@ -8,10 +8,14 @@ final class SMTPConversation: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = SMTPReply
 
     private var context: ChannelHandlerContext?
-    private var waiting: (promise: EventLoopPromise<SMTPReply>, deadline: Scheduled<Void>)?
+    private var waiting: (promise: EventLoopPromise<SMTPReply>, deadline: Scheduled<Void>, step: String)?
     /// Replies that came before anyone asked (a server may pipeline them): a handful at most.
     private var early: [SMTPReply] = []
     private var ended: (any Error)?
+
+    /// Why the conversation ended, the first cause (a failed TLS handshake, a deadline, the server closing);
+    /// nil while it goes on. `SMTPConnection` reports it for a write the ended conversation made fail.
+    var endCause: (any Error)? { ended }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
     func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
@@ -20,7 +24,11 @@ final class SMTPConversation: ChannelInboundHandler, RemovableChannelHandler {
     /// the channel's.
     func next(on eventLoop: any EventLoop, timeout: TimeAmount, step: String) -> EventLoopFuture<SMTPReply> {
         if !early.isEmpty { return eventLoop.makeSucceededFuture(early.removeFirst()) }
-        if let ended { return eventLoop.makeFailedFuture(ended) }
+        if let ended {
+            // Closed before this step asked: this step is the one that found it closed.
+            if let failure = ended as? SMTPFailure, case .closed = failure { return eventLoop.makeFailedFuture(SMTPFailure.closed(step: step)) }
+            return eventLoop.makeFailedFuture(ended)
+        }
         guard let context else { return eventLoop.makeFailedFuture(SMTPFailure.closed(step: step)) }
         guard waiting == nil else { return eventLoop.makeFailedFuture(SMTPFailure.protocolError("two replies awaited at once")) }
         let promise = context.eventLoop.makePromise(of: SMTPReply.self)
@@ -28,7 +36,7 @@ final class SMTPConversation: ChannelInboundHandler, RemovableChannelHandler {
         let deadline = eventLoop.scheduleTask(in: timeout) {
             conversation.value.fail(SMTPFailure.timedOut(step: step))
         }
-        waiting = (promise, deadline)
+        waiting = (promise, deadline, step)
         return promise.futureResult
     }
 
@@ -50,7 +58,7 @@ final class SMTPConversation: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        fail(SMTPFailure.closed(step: "the conversation"))
+        fail(SMTPFailure.closed(step: waiting?.step ?? "the conversation"))
         context.fireChannelInactive()
     }
 

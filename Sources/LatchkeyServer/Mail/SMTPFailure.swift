@@ -1,5 +1,5 @@
 /// Why a message was not handed over. `isPermanent` (the server refused it for good: a 5xx reply, a
-/// password it would not take, a message that cannot be written) means trying again is pointless;
+/// password it would not take, TLS that failed, a message that cannot be written) means trying again is pointless;
 /// everything else (a time-out, a closed connection, a 4xx) may pass later.
 enum SMTPFailure: Error, Sendable, CustomStringConvertible {
     case timedOut(step: String)
@@ -7,7 +7,10 @@ enum SMTPFailure: Error, Sendable, CustomStringConvertible {
     case protocolError(String)
     /// A reply that is not the positive one the step needs.
     case refused(step: String, reply: SMTPReply)
-    /// Latchkey will not do this without TLS (send a password over a network in clear).
+    /// Latchkey will not do this without TLS (send a password over a network in clear, or mail to a relay
+    /// that does not offer the STARTTLS smtp+starttls:// requires), or TLS failed — a
+    /// certificate it does not trust, a handshake the server broke, over smtps:// or after STARTTLS: the
+    /// configuration's to fix, not a moment's.
     case insecure(String)
     case invalidMessage(MailMessage.Invalid)
 
