@@ -36,8 +36,9 @@ def accessible(driver, view):
         for v in violations)
 
 
-def ask_for_a_code(driver, server):
-    """On the new device: the welcome view's "Sign in on a new device", then "Show a code". The code."""
+def ask_for_a_code(driver, server, username=None):
+    """On the new device: the welcome view's "Sign in on a new device", then (with `username`, the optional
+    field naming the account) "Show a code". The code."""
     driver.get(server.url + "/")
     visible(driver, "welcome")
     start = driver.find_element(By.ID, "new-device-start")
@@ -45,6 +46,8 @@ def ask_for_a_code(driver, server):
     start.click()
     visible(driver, "new-device-request")
     assert focused(driver) == "new-device-title"
+    if username:
+        driver.find_element(By.ID, "new-device-username").send_keys(username)
     driver.find_element(By.ID, "new-device-request").click()
     code = visible(driver, "new-device-code").text
     assert len(code) == 9 and code[4] == "-", code

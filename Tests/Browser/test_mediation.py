@@ -239,13 +239,16 @@ def test_without_conditional_create_the_recovery_step_is_the_button(server, brow
 
 
 def test_a_new_device_gets_the_conditional_create_too(server, browser, other_browser):
-    """The same shared step after a new device's approval (device-approval.js)."""
+    """The same shared step after a new device's approval (device-approval.js), when the new device named
+    the account's username (review 4, S4-12: then no other account could have approved it)."""
     virtual_authenticator(browser)
     browser.get(server.url + "/")
     register(browser, "Dorothy Vaughan")
+    assert browser.execute_script("""return fetch("api/account", {method: "PATCH", headers: {"Content-Type": "application/json"},
+        body: JSON.stringify({username: "dorothy"})}).then((r) => r.status)""") == 200
     prepare(other_browser, conditional_create="saves", conditionalCreate=True)
     virtual_authenticator(other_browser)
-    code = ask_for_a_code(other_browser, server)
+    code = ask_for_a_code(other_browser, server, username="Dorothy")
     find_request(browser, code)
     browser.find_element(By.ID, "approve-confirm").click()
     text_in(browser, "status", "Approved.")
@@ -257,3 +260,30 @@ def test_a_new_device_gets_the_conditional_create_too(server, browser, other_bro
     other_browser.find_element(By.ID, "new-device-login").click()
     visible(other_browser, "account")
     text_in(other_browser, "status", "Signed in as Dorothy Vaughan.")
+
+
+def test_a_new_device_that_named_no_account_asks_before_any_passkey(server, browser, other_browser):
+    """Review 4, S4-12: without a username named first, whoever saw the code could have approved it from their
+    own account, so the new device shows whose account it is and offers no passkey until the person says it
+    is theirs; "Not my account" adds nothing."""
+    virtual_authenticator(browser)
+    browser.get(server.url + "/")
+    register(browser, "Katherine Johnson")
+    account = account_id(browser)
+    prepare(other_browser, conditional_create="saves", conditionalCreate=True)
+    virtual_authenticator(other_browser)
+    code = ask_for_a_code(other_browser, server)
+    find_request(browser, code)
+    browser.find_element(By.ID, "approve-confirm").click()
+    text_in(browser, "status", "Approved.")
+    visible(other_browser, "new-device-add-title")
+    assert other_browser.find_element(By.ID, "new-device-account-name").text == "Katherine Johnson"
+    assert other_browser.find_element(By.ID, "new-device-account-username").text == "None"
+    assert other_browser.find_element(By.ID, "new-device-account-id").text == account[:8] + "…"
+    assert requests(other_browser, "create") == []
+    assert other_browser.get_credentials() == []
+    other_browser.find_element(By.ID, "new-device-not-mine").click()
+    title = visible(other_browser, "new-device-ended-title")
+    assert title.text == "Nothing was added"
+    assert other_browser.get_credentials() == [] and requests(other_browser, "create") == []
+    accessible(other_browser, "new device's ended step after 'Not my account'")

@@ -6,8 +6,8 @@
 // only, never stored or sent as a cookie) that can do one thing: add this device's own passkey
 // (restricted-passkey.js). The view shows whose account let it in (name, username, the id's start) and
 // adds the passkey only when the person says it is theirs: someone who saw the code could approve it from
-// their own account (review 4, S4-12), so nothing is offered in the background here. The person may also
-// name their username first; then only that account can find the request.
+// their own account (review 4, S4-12). The person may also name their username first; then only that
+// account can find the request, and the passkey is also offered in the background (conditional create).
 // Then the person signs in with that passkey, as anyone does.
 //
 // On the signed-in device, "Approve a new device" (the account view): the code finds the request, which
@@ -83,7 +83,8 @@ async function ask() {
       const username = $("new-device-username").value.trim();
       const made = await api("POST", "api/device-requests", username ? { username } : undefined);
       stopPolling();
-      request = { ...made, expiresAt: new Date(made.expiresAt), pollInterval: Math.max(1, made.pollInterval ?? 2) };
+      request = { ...made, username: username.toLowerCase() || null, expiresAt: new Date(made.expiresAt),
+        pollInterval: Math.max(1, made.pollInterval ?? 2) };
       $("new-device-code").textContent = made.code;
       setTime($("new-device-expires"), request.expiresAt);
       setState("pending", "Waiting for your approval on the other device…");
@@ -131,6 +132,7 @@ async function poll(current) {
 
 function approved(answer) {
   stopPolling();
+  const named = request?.username;
   request = null;
   session = { token: answer.token, expiresAt: new Date(answer.expiresAt), account: answer.account };
   setState("approved", "Approved.");
@@ -143,6 +145,9 @@ function approved(answer) {
   setTime($("new-device-session-expires"), session.expiresAt);
   showStep("add");
   say(`A signed-in device let this one in to the account ${session.account.displayName}. If it is yours, add a passkey on this device.`);
+  // Named by the person before the code was shown, the account could only be theirs (the server lets no
+  // other account find the request): then the password manager may save the passkey in the background.
+  if (named && session.account.username === named) passkey.offer();
 }
 
 const endings = {
