@@ -47,6 +47,17 @@ struct SMTPStartTLSTests {
         return (sent, lines, metrics.counterTotal(label: "latchkey_mail_failures_total"))
     }
 
+    /// A mail sent straight through `client` (the failure it threw, if any), then one through `MailSender`
+    /// (`sendThroughSender`), and the relay stopped: what each refusal test looks at.
+    static func refusedTwice(_ client: SMTPClient, by relay: TestRelay) async throws -> (failure: SMTPFailure, outcome: (sent: Bool, lines: [String], failures: Int64)) {
+        let message = try MailMessageTests.message()
+        var failure: SMTPFailure?
+        do throws(SMTPFailure) { try await client.send(message) } catch { failure = error }
+        let outcome = try await sendThroughSender(client)
+        try await relay.stop()
+        return (try #require(failure), outcome)
+    }
+
     static func isTLSFailure(_ failure: SMTPFailure) -> Bool {
         if case .insecure = failure { true } else { false }
     }
@@ -71,12 +82,7 @@ struct SMTPStartTLSTests {
         defer { certificates.remove() }
         let relay = try await TestRelay(host: Self.host, startTLS: .offered(try certificates.relayTLS()))
         let client = try Self.client(relay, trustRoots: nil)  // the system's roots: no --smtp-ca-file
-        let message = try MailMessageTests.message()
-        var failure: SMTPFailure?
-        do throws(SMTPFailure) { try await client.send(message) } catch { failure = error }
-        let outcome = try await Self.sendThroughSender(client)
-        try await relay.stop()
-        let error = try #require(failure)
+        let (error, outcome) = try await Self.refusedTwice(client, by: relay)
         #expect(Self.isTLSFailure(error), "not the TLS failure: \(error)")
         #expect(error.isPermanent)
         #expect(error.description.contains("CERTIFICATE_VERIFY_FAILED") && error.description.contains(Self.host), "\(error)")
@@ -95,12 +101,7 @@ struct SMTPStartTLSTests {
         defer { certificates.remove() }
         let relay = try await TestRelay(host: Self.host, startTLS: .broken)
         let client = try Self.client(relay, trustRoots: certificates.caFile)
-        let message = try MailMessageTests.message()
-        var failure: SMTPFailure?
-        do throws(SMTPFailure) { try await client.send(message) } catch { failure = error }
-        let outcome = try await Self.sendThroughSender(client)
-        try await relay.stop()
-        let error = try #require(failure)
+        let (error, outcome) = try await Self.refusedTwice(client, by: relay)
         #expect(Self.isTLSFailure(error), "not the TLS failure: \(error)")
         #expect(error.isPermanent && error.description.contains(Self.host) && !error.description.contains("closed channel"), "\(error)")
         #expect(relay.connections == 2, "no retry")
@@ -112,12 +113,7 @@ struct SMTPStartTLSTests {
     func requiredButNotOffered() async throws {
         let relay = try await TestRelay(host: Self.host, startTLS: .notOffered, requireTLS: false)  // it would take mail in clear
         let client = try Self.client(relay, trustRoots: nil)
-        var failure: SMTPFailure?
-        let message = try MailMessageTests.message()
-        do throws(SMTPFailure) { try await client.send(message) } catch { failure = error }
-        let outcome = try await Self.sendThroughSender(client)
-        try await relay.stop()
-        let error = try #require(failure)
+        let (error, outcome) = try await Self.refusedTwice(client, by: relay)
         #expect(Self.isTLSFailure(error) && error.isPermanent, "\(error)")
         #expect(error.description == "the SMTP server \(Self.host) does not offer STARTTLS, which smtp+starttls:// requires")
         #expect(relay.messages.isEmpty && relay.connections == 2, "no mail, no retry")
