@@ -91,10 +91,38 @@ let package = Package(
         // The API's vocabulary without the HTTP stack: request bodies, field rules, the error catalogue.
         // Fuzz/ builds it (FuzzRequestBodies) without Hummingbird or NIO.
         .target(name: "LatchkeyAPI", dependencies: ["WebAuthn"], swiftSettings: fuzzInstrumentation(testable: true)),
+        // The layers under LatchkeyServer (docs/ARCHITECTURE.md §1). Each is a target so that an arrow the
+        // wrong way does not compile: the runtime knows neither SQL nor HTTP, the database knows no account
+        // and no route, and the transport (sockets, TLS, deadlines, connection limits) no route either.
+        // What every server layer runs on: the event loops and the executor that pins tasks to one, the
+        // error for a setting that cannot be used, spans, files that are their owner's alone.
+        .target(
+            name: "LatchkeyRuntime",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
+        // The storage engine: SQLite and PostgreSQL connections, statements, the group commit, backups.
+        .target(
+            name: "LatchkeyDatabase",
+            dependencies: [
+                "LatchkeyRuntime", "CSQLite3",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "PostgresKit", package: "postgres-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
+        ),
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "LatchkeyAPI", "WebAuthn", "CBOR", "CSQLite3",
+                "LatchkeyAPI", "LatchkeyRuntime", "LatchkeyDatabase", "WebAuthn", "CBOR", "CSQLite3",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -136,7 +164,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "WebAuthn", "SoftAuthenticator", "LatchkeyServer", "LatchkeyClient",
+                "WebAuthn", "SoftAuthenticator", "LatchkeyServer", "LatchkeyDatabase", "LatchkeyRuntime", "LatchkeyClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -198,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyAPI", "SoftAuthenticator", "WebAuthn",
+                "LatchkeyServer", "LatchkeyDatabase", "LatchkeyRuntime", "LatchkeyAPI", "SoftAuthenticator", "WebAuthn",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -236,7 +264,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LatchkeyCLITests",
-            dependencies: ["latchkey", "WebAuthn", "LatchkeyServer", .product(name: "Logging", package: "swift-log"),
+            dependencies: ["latchkey", "WebAuthn", "LatchkeyServer", "LatchkeyDatabase", .product(name: "Logging", package: "swift-log"),
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import LatchkeyAPI
+import LatchkeyRuntime
 import Logging
 import Metrics
 import NIOCore

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LatchkeyDatabase
 import LatchkeyServer
 
 /// `latchkey backup DEST`: an online, checked copy of the SQLite database (`SQLiteBackup`), safe while

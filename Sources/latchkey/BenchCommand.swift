@@ -1,6 +1,7 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import LatchkeyDatabase
 @_spi(Benchmark) import LatchkeyServer
 import Logging
 import NIOCore

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyRuntime
 import LatchkeyServer
 import TOMLKit
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LatchkeyRuntime
 import LatchkeyServer
 
 /// `latchkey export` and `latchkey import` (`DatabaseExport`): the database as a JSON Lines document, to

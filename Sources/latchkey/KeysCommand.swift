@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LatchkeyDatabase
 import LatchkeyServer
 
 /// `latchkey keys rotate`: after a leak of the database (or of the database and its key file), new

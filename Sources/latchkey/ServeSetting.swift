@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyDatabase
+import LatchkeyRuntime
 import LatchkeyServer
 import WebAuthn
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LatchkeyDatabase
 @_spi(Benchmark) import LatchkeyServer
 import Logging
 import Testing

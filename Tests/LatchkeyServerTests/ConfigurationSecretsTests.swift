@@ -1,3 +1,4 @@
+@testable import LatchkeyDatabase
 import Testing
 @testable import LatchkeyServer
 

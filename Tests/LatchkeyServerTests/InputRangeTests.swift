@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import LatchkeyAPI
+@testable import LatchkeyDatabase
 import SoftAuthenticator
 import Testing
 @testable import LatchkeyServer

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LatchkeyRuntime
 import Testing
 @testable import LatchkeyServer
 

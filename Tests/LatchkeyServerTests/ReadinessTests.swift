@@ -1,4 +1,6 @@
 import Foundation
+@testable import LatchkeyDatabase
+@testable import LatchkeyRuntime
 import Testing
 @testable import LatchkeyServer
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import LatchkeyDatabase
 import Logging
 import NIOCore
 import NIOEmbedded

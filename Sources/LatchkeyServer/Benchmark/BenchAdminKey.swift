@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import Logging
 
 /// The admin key `latchkey bench --recovery` issues recovery grants with: a `recovery` key made straight

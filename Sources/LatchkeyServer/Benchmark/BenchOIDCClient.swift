@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import Logging
 
 /// The OpenID Connect client `latchkey bench --oidc` signs in to: registered straight in the database

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import LatchkeyDatabase
 import Logging
 import Metrics
 import NIOCore

@@ -1,5 +1,6 @@
 import Hummingbird
 import LatchkeyAPI
+import LatchkeyDatabase
 
 /// Puts the caller's account into the request context (`context.latchkeyAccount`) for the handlers
 /// after it: from `Authorization: Bearer <session token>` or from the page's session cookie (with the

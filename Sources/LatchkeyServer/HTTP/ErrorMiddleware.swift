@@ -1,5 +1,6 @@
 import Hummingbird
 import LatchkeyAPI
+import LatchkeyDatabase
 import NIOCore
 import NIOHTTP1
 import Logging

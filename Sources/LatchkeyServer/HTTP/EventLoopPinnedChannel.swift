@@ -1,5 +1,6 @@
 import Hummingbird
 import HummingbirdCore
+import LatchkeyRuntime
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -90,38 +91,6 @@ extension HTTPServerBuilder {
             return HTTPSChannel(
                 responder: responder, certificate: certificate, limiter: limiter,
                 idleTimeout: configuration.idleTimeAmount, headTimeout: configuration.headTimeAmount)
-        }
-    }
-}
-
-/// A Swift `TaskExecutor` that runs jobs on one NIO event loop: a job enqueued from the loop's own
-/// thread is queued there without waking anything.
-final class EventLoopTaskExecutor: TaskExecutor {
-    let eventLoop: any EventLoop
-
-    init(_ eventLoop: any EventLoop) {
-        self.eventLoop = eventLoop
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        eventLoop.execute {
-            job.runSynchronously(on: self.asUnownedTaskExecutor())
-        }
-    }
-}
-
-/// The servers' event-loop groups, one per thread count, made on first use and kept for the life of the
-/// process like NIO's own singleton (tests start many servers; none of them owns its threads).
-enum ServerEventLoops {
-    private static let groups = NIOLockedValueBox<[Int: MultiThreadedEventLoopGroup]>([:])
-
-    static func group(threads: Int) -> MultiThreadedEventLoopGroup {
-        groups.withLockedValue { groups in
-            if let group = groups[threads] { return group }
-            let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-            groups[threads] = group
-            return group
         }
     }
 }

@@ -1,5 +1,6 @@
 import HummingbirdCore
 import HummingbirdHTTP2
+import LatchkeyRuntime
 import Logging
 import NIOCore
 import NIOHTTP2

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyRuntime
 import NIOConcurrencyHelpers
 import NIOHTTP2
 import NIOSSL

@@ -1,3 +1,5 @@
+import LatchkeyDatabase
+
 /// The FIDO metadata's statements (`Store+Metadata.swift`).
 extension SQL {
     static let metadataBLOB = StoreStatement("SELECT serial, next_update, legal_header, entries, loaded_at FROM metadata_blob WHERE id = 1")

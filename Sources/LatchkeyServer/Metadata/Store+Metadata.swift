@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import WebAuthn
 
 /// The FIDO metadata (MDS3) as loaded from a verified BLOB: one BLOB at a time, replaced only by a newer one.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyDatabase
 import WebAuthn
 
 /// When a sign-in interaction began, vouched for by the server. `prompt=login` and `max_age` ask for a

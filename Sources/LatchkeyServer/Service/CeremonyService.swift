@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyAPI
+import LatchkeyRuntime
 import Logging
 import Tracing
 import WebAuthn

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyDatabase
 
 /// Seals a `PendingCeremony` into the challenge itself (ChaCha20-Poly1305 under a 256-bit server key),
 /// so that options cost no database write and an anonymous flood of them stores nothing (issue 12), and a

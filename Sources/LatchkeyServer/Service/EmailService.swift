@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyAPI
+import LatchkeyDatabase
 import Logging
 import WebAuthn
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyRuntime
 
 /// The key-encryption key: 32 random bytes kept in a file outside the database, which wraps every
 /// secret key the database holds (`ServerKeyVault`). A copy of the database alone — a backup, a replica,

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// What other apps may learn about a person through OpenID Connect (the `profile`, `email` and `groups`

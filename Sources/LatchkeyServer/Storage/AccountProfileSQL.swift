@@ -1,3 +1,5 @@
+import LatchkeyDatabase
+
 /// The account profile's statements (`Store+AccountProfile.swift`).
 extension SQL {
     static let accountProfile = StoreStatement("""

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// An admin API key as stored (`admin_keys`): only the SHA-256 of its secret, so that a copy of the

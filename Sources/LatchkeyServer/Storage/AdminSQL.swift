@@ -1,3 +1,5 @@
+import LatchkeyDatabase
+
 /// The statements of operating Latchkey (`Store+Admin.swift`): finding accounts, disabling them, admin keys.
 extension SQL {
     /// An account with what an operator looks at first: how many passkeys, the last login with any, and

@@ -1,3 +1,5 @@
+import LatchkeyDatabase
+
 /// The audit trail's statements (`AuditTrail`, `Store+Audit.swift`), beside the rest in `SQL`.
 extension SQL {
     static let auditColumns = "id, at, event, account_id, credential_id, actor, client_address, user_agent, request_id, detail"

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// Appends events to the audit trail inside the caller's transaction — the one that makes the change

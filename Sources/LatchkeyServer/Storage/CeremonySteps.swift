@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// The statements the ceremonies run on either database, each on a connection or in a transaction its

@@ -1,3 +1,4 @@
+import LatchkeyDatabase
 import WebAuthn
 
 /// The writes of the two ceremonies — registration (a new account with its first passkey, or another

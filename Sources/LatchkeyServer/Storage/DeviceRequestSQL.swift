@@ -1,3 +1,5 @@
+import LatchkeyDatabase
+
 /// The device requests' statements (`Store+DeviceRequests.swift`).
 extension SQL {
     static let deviceRequestColumns = """

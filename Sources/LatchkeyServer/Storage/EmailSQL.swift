@@ -1,3 +1,5 @@
+import LatchkeyDatabase
+
 /// The statements of email for recovery (`Store+Email.swift`): address verification tokens, the log of
 /// mails sent (for their limits), and accounts found by a verified address.
 extension SQL {

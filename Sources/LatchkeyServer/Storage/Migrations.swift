@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// Versioned schema migrations, run at start-up on SQLite and PostgreSQL alike. Each version is applied

@@ -1,3 +1,5 @@
+import LatchkeyDatabase
+
 /// The statements of "Apps with access" (`Store+OIDCApps.swift`).
 extension SQL {
     /// The account's consents, with each client's name.

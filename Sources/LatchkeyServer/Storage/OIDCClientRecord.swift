@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// An OpenID Connect client (relying party) as an operator registered it (`oidc_clients`): where codes

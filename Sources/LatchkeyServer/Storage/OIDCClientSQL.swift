@@ -1,3 +1,5 @@
+import LatchkeyDatabase
+
 /// The OpenID Connect clients' statements (`Store+OIDCClients.swift`).
 extension SQL {
     static let oidcClientColumns = """

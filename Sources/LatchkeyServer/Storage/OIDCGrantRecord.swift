@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// One authorization of a client by a person (`oidc_grants`): the family that its code, its refresh

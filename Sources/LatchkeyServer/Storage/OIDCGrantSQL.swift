@@ -1,3 +1,5 @@
+import LatchkeyDatabase
+
 /// The OpenID Connect grants' statements (`Store+OIDCGrants.swift`).
 extension SQL {
     static let oidcGrantColumns = """

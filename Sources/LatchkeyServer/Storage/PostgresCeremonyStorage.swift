@@ -1,3 +1,4 @@
+import LatchkeyDatabase
 import SQLKit
 
 /// The ceremonies' writes on PostgreSQL, where every statement is a network round trip. Registrations

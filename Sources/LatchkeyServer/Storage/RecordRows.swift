@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 // The records as rows of the store's queries decode them. (Apart from `Records.swift`, which the request

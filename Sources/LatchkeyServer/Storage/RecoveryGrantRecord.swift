@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// A recovery grant as stored (`recovery_grants`): whose, what for, until when, by whom, and where it is

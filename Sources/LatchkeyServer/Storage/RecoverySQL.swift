@@ -1,3 +1,5 @@
+import LatchkeyDatabase
+
 /// The recovery grants' statements (`Store+Recovery.swift`).
 extension SQL {
     static let recoveryGrantColumns = """

@@ -1,3 +1,4 @@
+import LatchkeyDatabase
 import SQLKit
 
 /// The ceremonies' writes on SQLite. A statement costs no round trip there (the driver calls into the

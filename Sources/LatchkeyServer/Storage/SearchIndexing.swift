@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import Logging
 import ServiceLifecycle
 

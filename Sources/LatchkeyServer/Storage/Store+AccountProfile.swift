@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// Reading and changing an account's profile (`AccountProfile`): the person sets their username, an

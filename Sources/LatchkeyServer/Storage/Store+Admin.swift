@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// What an operator needs from the database (`AdminService`): finding accounts, their sessions,

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// Reading the audit trail, the writes that are events of their own, and its retention.

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// A new device asking to be let in (`DeviceApprovalService`): made anonymously (bounded in number and

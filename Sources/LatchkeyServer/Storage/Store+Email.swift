@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// Email for recovery (`EmailService`): a person's address, confirmed by a link before it is used; the log

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// "Apps with access": the clients a person let in, and the person taking that back. Taking it back

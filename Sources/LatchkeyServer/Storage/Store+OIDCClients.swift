@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// The OpenID Connect clients an operator registered (`AdminService` changes them, `OIDCProvider` reads

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// The OpenID Connect grants (`OIDCGrantRecord`): an authorization code issued with its grant, its one

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// Recovery grants (`RecoveryService`): issued by an operator, exchanged once for a restricted session,

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// What the instances on one database coordinate through it: who runs the periodic housekeeping, and

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// Finding an account by its WebAuthn user handle (`accounts.user_handle` is unique, so indexed).

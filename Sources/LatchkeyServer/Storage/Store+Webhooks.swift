@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// The webhook outbox (`WebhookDelivery` reads it): deliveries claimed under a lease, then deleted when

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyDatabase
 import SQLKit
 
 /// All persistence, over SQLKit, with the same SQL on SQLite and PostgreSQL. Methods are the units of

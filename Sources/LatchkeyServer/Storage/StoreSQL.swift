@@ -1,3 +1,5 @@
+import LatchkeyDatabase
+
 /// Every statement the store runs, each parsed once. The SQL is the same on SQLite and PostgreSQL.
 enum SQL {
     // MARK: Challenges and keys
@@ -152,16 +154,4 @@ enum SQL {
         """)
     /// Buckets untouched for a minute are full again, as good as absent (PostgreSQL only).
     static let purgeRateLimits = StoreStatement("DELETE FROM rate_limits WHERE updated_at < now() - interval '60 seconds'")
-
-    // MARK: Transactions
-
-    static let begin = StoreStatement("BEGIN")
-    /// SQLite takes the write lock up front, so that two writers never deadlock upgrading a read lock.
-    static let beginImmediate = StoreStatement("BEGIN IMMEDIATE")
-    static let commit = StoreStatement("COMMIT")
-    static let rollback = StoreStatement("ROLLBACK")
-    /// One transaction of a SQLite commit group (`CommitGroup`).
-    static let savepoint = StoreStatement("SAVEPOINT member")
-    static let releaseSavepoint = StoreStatement("RELEASE member")
-    static let rollbackToSavepoint = StoreStatement("ROLLBACK TO member")
 }

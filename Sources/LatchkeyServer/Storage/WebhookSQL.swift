@@ -1,3 +1,5 @@
+import LatchkeyDatabase
+
 /// The webhook outbox's statements (`Store+Webhooks.swift`).
 extension SQL {
     /// Claims up to $3 deliveries due by $1 for the endpoints in the comma-separated $4, leasing each

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import LatchkeyDatabase
 import Logging
 import Metrics
 import NIOCore

@@ -1,3 +1,4 @@
+import LatchkeyRuntime
 import Foundation
 import NIOConcurrencyHelpers
 import SQLKit
@@ -10,30 +11,30 @@ import SQLKit
 /// by hashing the whole SQL text — together about a tenth of a login's server time. A statement object
 /// is parsed once; the SQLite driver keeps its prepared form by the object's identity and binds the typed
 /// values directly, while on PostgreSQL it is still an ordinary `SQLExpression` that SQLKit serializes.
-final class StoreStatement: Sendable {
-    enum Segment: Sendable, Equatable {
+package final class StoreStatement: Sendable {
+    package enum Segment: Sendable, Equatable {
         case text(String)
         /// A zero-based index into the query's values.
         case value(Int)
     }
 
     /// The SQL as written, with PostgreSQL's placeholders.
-    let postgresText: String
+    package let postgresText: String
     /// Set for the few statements PostgreSQL runs prepared (`PreparedOnPostgres`).
-    let preparedOnPostgres: (any PreparedOnPostgres.Type)?
+    package let preparedOnPostgres: (any PreparedOnPostgres.Type)?
     /// The pieces of the SQL text between placeholders, for SQLKit's serializer.
-    let segments: [Segment]
+    package let segments: [Segment]
     /// The same SQL with SQLite's `?N` placeholders.
-    let sqliteText: String
+    package let sqliteText: String
     /// How many values a query of this statement must carry (the highest placeholder number).
-    let valueCount: Int
+    package let valueCount: Int
     /// The SQLite text without its closing `RETURNING …` clause, for a write whose caller only needs to
     /// know how many rows it changed (`SQLDatabase.changedRows`); nil when there is no such clause.
-    let sqliteTextWithoutReturning: String?
+    package let sqliteTextWithoutReturning: String?
     /// What the statement does to a transaction, read from its first word (see `StatementEffect`).
-    let effect: StatementEffect
+    package let effect: StatementEffect
 
-    init(_ sql: String, preparedOnPostgres: (any PreparedOnPostgres.Type)? = nil) {
+    package init(_ sql: String, preparedOnPostgres: (any PreparedOnPostgres.Type)? = nil) {
         self.postgresText = sql
         self.preparedOnPostgres = preparedOnPostgres
         var segments: [Segment] = []
@@ -80,16 +81,16 @@ extension Character {
 
 /// A value bound into a statement, in the column types the schema uses. An absent value keeps its type,
 /// because PostgreSQL types every parameter: a NULL text is not a NULL bytea.
-enum StoreValue: Sendable, Equatable {
+package enum StoreValue: Sendable, Equatable {
     case integer(Int64?)
     case text(String?)
     case blob([UInt8]?)
 
-    static func integer(_ flag: Bool) -> StoreValue { .integer(flag ? 1 : 0) }
-    static func milliseconds(_ date: Date) -> StoreValue { .integer(Timestamp.milliseconds(date)) }
+    package static func integer(_ flag: Bool) -> StoreValue { .integer(flag ? 1 : 0) }
+    package static func milliseconds(_ date: Date) -> StoreValue { .integer(Timestamp.milliseconds(date)) }
 
     /// The value as SQLKit binds it (PostgreSQL).
-    var encodable: any Encodable & Sendable {
+    package var encodable: any Encodable & Sendable {
         switch self {
         case .integer(let number): return number
         case .text(let text): return text
@@ -99,21 +100,21 @@ enum StoreValue: Sendable, Equatable {
 }
 
 /// A statement with its values: what the store runs.
-struct StoreQuery: SQLExpression {
-    let statement: StoreStatement
-    let values: [StoreValue]
+package struct StoreQuery: SQLExpression {
+    package let statement: StoreStatement
+    package let values: [StoreValue]
 
-    init(_ statement: StoreStatement, _ values: StoreValue...) {
+    package init(_ statement: StoreStatement, _ values: StoreValue...) {
         self.init(statement, values: values)
     }
 
-    init(_ statement: StoreStatement, values: [StoreValue]) {
+    package init(_ statement: StoreStatement, values: [StoreValue]) {
         precondition(values.count == statement.valueCount, "a store statement's values do not match its placeholders")
         self.statement = statement
         self.values = values
     }
 
-    func serialize(to serializer: inout SQLSerializer) {
+    package func serialize(to serializer: inout SQLSerializer) {
         for segment in statement.segments {
             switch segment {
             case .text(let text): serializer.write(text)
@@ -125,7 +126,7 @@ struct StoreQuery: SQLExpression {
 
 extension SQLDatabase {
     /// Every row `query` returns.
-    func all(_ query: StoreQuery) async throws -> [any SQLRow] {
+    package func all(_ query: StoreQuery) async throws -> [any SQLRow] {
         if let prepared = query.statement.preparedOnPostgres, let postgres = self as? PostgresStoreDatabase {
             return try await prepared.rows(query.values, on: postgres)
         }
@@ -135,12 +136,12 @@ extension SQLDatabase {
     }
 
     /// The first row `query` returns, if any.
-    func first(_ query: StoreQuery) async throws -> (any SQLRow)? {
+    package func first(_ query: StoreQuery) async throws -> (any SQLRow)? {
         try await all(query).first
     }
 
     /// Runs `query` for its effect.
-    func run(_ query: StoreQuery) async throws {
+    package func run(_ query: StoreQuery) async throws {
         try await execute(sql: query) { _ in }
     }
 
@@ -148,7 +149,7 @@ extension SQLDatabase {
     /// counts the rows it returns; SQLite runs the statement without the clause and asks for its count of
     /// changes, because SQLite gathers the returned rows in a temporary table that it opens and closes for
     /// every execution (about 3 µs, twice per login: issue 16).
-    func changedRows(_ query: StoreQuery) async throws -> Int {
+    package func changedRows(_ query: StoreQuery) async throws -> Int {
         if let direct = self as? DirectSQLiteDatabase, query.statement.sqliteTextWithoutReturning != nil {
             return try direct.countChanges(query)
         }

@@ -3,7 +3,7 @@
 ///
 /// Read from the statement's first word, once per statement. Anything not plainly a read counts as a
 /// write (a `WITH` may hold an `INSERT`; a statement of another shape costs one wait too many at worst).
-enum StatementEffect: Sendable, Equatable {
+package enum StatementEffect: Sendable, Equatable {
     /// `BEGIN`: what follows commits with the transaction's `COMMIT`.
     case begin
     /// `COMMIT` or `ROLLBACK` (not `ROLLBACK TO`, which stays in the transaction); and `CALL`, because
@@ -14,7 +14,7 @@ enum StatementEffect: Sendable, Equatable {
     /// Anything else.
     case write
 
-    init(_ sql: String) {
+    package init(_ sql: String) {
         let words = sql.split(whereSeparator: \.isWhitespace).prefix(2).map { $0.uppercased() }
         switch words.first {
         case "BEGIN": self = .begin

@@ -1,33 +1,34 @@
+import LatchkeyRuntime
 import Foundation
 import SQLKit
 
 /// A result row, decoded for the column types the store reads.
-struct DirectSQLiteRow: SQLRow {
+package struct DirectSQLiteRow: SQLRow {
     /// A statement's column names and their positions, shared by all its rows.
-    final class Columns: Sendable {
-        let names: [String]
-        let positions: [String: Int]
+    package final class Columns: Sendable {
+        package let names: [String]
+        package let positions: [String: Int]
 
-        init(names: [String]) {
+        package init(names: [String]) {
             self.names = names
             // A name that occurs twice keeps its first position, as SQLite's own look-up would.
             self.positions = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         }
     }
 
-    let columns: Columns
-    let values: [SQLiteBinding.Value]
+    package let columns: Columns
+    package let values: [SQLiteBinding.Value]
 
-    var allColumns: [String] { columns.names }
+    package var allColumns: [String] { columns.names }
 
-    func contains(column: String) -> Bool { columns.positions[column] != nil }
+    package func contains(column: String) -> Bool { columns.positions[column] != nil }
 
     private func value(_ column: String) throws -> SQLiteBinding.Value {
         guard let position = columns.positions[column] else { throw DirectSQLite.Failure(description: "no column \(column)") }
         return values[position]
     }
 
-    func decodeNil(column: String) throws -> Bool {
+    package func decodeNil(column: String) throws -> Bool {
         if case .null = try value(column) { return true }
         return false
     }
@@ -42,7 +43,7 @@ struct DirectSQLiteRow: SQLRow {
         static let data = ObjectIdentifier(Data.self), optionalData = ObjectIdentifier(Data?.self)
     }
 
-    func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
+    package func decode<D: Decodable>(column: String, as type: D.Type) throws -> D {
         let wanted = ObjectIdentifier(D.self)
         let decoded: Any
         switch try value(column) {

@@ -1,3 +1,4 @@
+import LatchkeyRuntime
 import CSQLite3
 import Foundation
 
@@ -29,7 +30,7 @@ public enum SQLiteBackup {
     }
 
     /// The file name of a backup made into a directory: sortable by time.
-    static func fileName(at date: Date) -> String {
+    package static func fileName(at date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -40,22 +41,22 @@ public enum SQLiteBackup {
     /// Copies `database` to `destination`: a new file, or a directory that gets a time-stamped one.
     public static func run(database: DatabaseLocation, destination: String, keep: Int? = nil, now: Date = Date()) throws -> Outcome {
         guard case .sqlite(let source) = database else {
-            throw ServerConfiguration.Invalid(description: database.isPostgres
+            throw InvalidSetting(description: database.isPostgres
                 ? "latchkey backup copies only SQLite databases: for PostgreSQL use pg_dump --format=custom --file=DEST 'postgres://…' (every table of the database), and keep the key file apart"
                 : "an in-memory database cannot be backed up")
         }
         guard FileManager.default.fileExists(atPath: source) else {
-            throw ServerConfiguration.Invalid(description: "there is no database at \(source)")
+            throw InvalidSetting(description: "there is no database at \(source)")
         }
-        if let keep, keep < 1 { throw ServerConfiguration.Invalid(description: "--keep must be 1 or more, not \(keep)") }
+        if let keep, keep < 1 { throw InvalidSetting(description: "--keep must be 1 or more, not \(keep)") }
         var isDirectory: ObjCBool = false
         let intoDirectory = FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory) && isDirectory.boolValue
         let target = intoDirectory ? (destination as NSString).appendingPathComponent(fileName(at: now)) : destination
         guard !FileManager.default.fileExists(atPath: target) else {
-            throw ServerConfiguration.Invalid(description: "\(target) already exists; give a new file name or a directory")
+            throw InvalidSetting(description: "\(target) already exists; give a new file name or a directory")
         }
         if keep != nil, !intoDirectory {
-            throw ServerConfiguration.Invalid(description: "--keep needs a directory to keep the backups in, not the file name \(destination)")
+            throw InvalidSetting(description: "--keep needs a directory to keep the backups in, not the file name \(destination)")
         }
         let started = Date()
         // O_EXCL | O_NOFOLLOW: a file or link that appeared at the name since the check is not written into.
@@ -69,14 +70,14 @@ public enum SQLiteBackup {
             throw error
         }
         guard OwnerOnlyFile.isStillOwnerOnly(fd, at: target) else {
-            throw ServerConfiguration.Invalid(description: "the copy \(target) was replaced, or its owner or mode changed, while it was written; do not use it")
+            throw InvalidSetting(description: "the copy \(target) was replaced, or its owner or mode changed, while it was written; do not use it")
         }
         let accounts: Int
         do {
             let copy = try Connection(path: target, readOnly: true)
             let check = try copy.text("PRAGMA integrity_check")
             guard check == "ok" else {
-                throw ServerConfiguration.Invalid(description: "the copy \(target) failed its integrity check (\(check)); it was kept for inspection")
+                throw InvalidSetting(description: "the copy \(target) failed its integrity check (\(check)); it was kept for inspection")
             }
             accounts = Int(try copy.text("SELECT count(*) FROM accounts")) ?? 0
         }
@@ -102,7 +103,7 @@ public enum SQLiteBackup {
             guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK else {
                 let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
                 sqlite3_close(handle)
-                throw ServerConfiguration.Invalid(description: "the database \(path) cannot be opened (\(message))")
+                throw InvalidSetting(description: "the database \(path) cannot be opened (\(message))")
             }
             sqlite3_busy_timeout(handle, 10_000)
         }
@@ -129,8 +130,8 @@ public enum SQLiteBackup {
             return String(cString: value)
         }
 
-        private func failure(_ sql: String) -> ServerConfiguration.Invalid {
-            ServerConfiguration.Invalid(description: "\(sql.split(separator: " ").first ?? "") failed: \(String(cString: sqlite3_errmsg(handle)))")
+        private func failure(_ sql: String) -> InvalidSetting {
+            InvalidSetting(description: "\(sql.split(separator: " ").first ?? "") failed: \(String(cString: sqlite3_errmsg(handle)))")
         }
     }
 }

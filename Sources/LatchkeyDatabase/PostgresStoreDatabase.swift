@@ -1,3 +1,4 @@
+import LatchkeyRuntime
 import Logging
 import NIOCore
 import PostgresKit
@@ -8,33 +9,33 @@ import SQLKit
 /// prepared statements (`PreparedOnPostgres`).
 /// It also follows what the statements it runs do to transactions (`commits`), so that the unit of work
 /// it serves is not reported done before PostgreSQL has committed its last write.
-struct PostgresStoreDatabase: SQLDatabase {
-    let connection: PostgresConnection
-    let base: any SQLDatabase
-    let commits = PostgresCommitWait()
+package struct PostgresStoreDatabase: SQLDatabase {
+    package let connection: PostgresConnection
+    package let base: any SQLDatabase
+    package let commits = PostgresCommitWait()
 
-    init(connection: PostgresConnection) {
+    package init(connection: PostgresConnection) {
         self.connection = connection
         self.base = connection.sql(queryLogLevel: nil)
     }
 
     /// Returns once the last write's commit has ended (see `PostgresCommitWait`).
-    func waitForCommit() async throws {
+    package func waitForCommit() async throws {
         try await commits.wait(on: connection, logger: logger)
     }
 
-    var logger: Logger { base.logger }
-    var eventLoop: any EventLoop { base.eventLoop }
-    var version: (any SQLDatabaseReportedVersion)? { base.version }
-    var dialect: any SQLDialect { base.dialect }
-    var queryLogLevel: Logger.Level? { base.queryLogLevel }
+    package var logger: Logger { base.logger }
+    package var eventLoop: any EventLoop { base.eventLoop }
+    package var version: (any SQLDatabaseReportedVersion)? { base.version }
+    package var dialect: any SQLDialect { base.dialect }
+    package var queryLogLevel: Logger.Level? { base.queryLogLevel }
 
-    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
+    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
         let effect = (query as? StoreQuery)?.statement.effect
         return base.execute(sql: query, onRow).map { [commits] in commits.completed(effect) }
     }
 
-    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
+    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
         try await base.execute(sql: query, onRow)
         commits.completed((query as? StoreQuery)?.statement.effect)
     }
@@ -45,7 +46,7 @@ struct PostgresStoreDatabase: SQLDatabase {
 /// every run, on both sides of the connection (issue 16: the login's two statements on PostgreSQL).
 /// Each such statement names a type of its own, because PostgresNIO keys prepared statements by a
 /// static name and text.
-protocol PreparedOnPostgres: SendableMetatype {
+package protocol PreparedOnPostgres: SendableMetatype {
     static var statement: StoreStatement { get }
     /// The prepared statement's name on each connection.
     static var name: String { get }
@@ -53,7 +54,7 @@ protocol PreparedOnPostgres: SendableMetatype {
 
 extension PreparedOnPostgres {
     /// The rows of `statement` with `values`, run prepared on `connection`.
-    static func rows(_ values: [StoreValue], on database: PostgresStoreDatabase) async throws -> [any SQLRow] {
+    package static func rows(_ values: [StoreValue], on database: PostgresStoreDatabase) async throws -> [any SQLRow] {
         var rows: [any SQLRow] = []
         for try await row in try await database.connection.execute(PreparedStoreQuery<Self>(values: values), logger: database.logger) {
             rows.append(row.sql())
@@ -64,15 +65,15 @@ extension PreparedOnPostgres {
 }
 
 /// PostgresNIO's view of a `PreparedOnPostgres` statement with its values.
-struct PreparedStoreQuery<Key: PreparedOnPostgres>: PostgresPreparedStatement {
-    typealias Row = PostgresRow
+package struct PreparedStoreQuery<Key: PreparedOnPostgres>: PostgresPreparedStatement {
+    package typealias Row = PostgresRow
 
-    static var name: String { Key.name }
-    static var sql: String { Key.statement.postgresText }
+    package static var name: String { Key.name }
+    package static var sql: String { Key.statement.postgresText }
 
-    let values: [StoreValue]
+    package let values: [StoreValue]
 
-    func makeBindings() throws -> PostgresBindings {
+    package func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
@@ -84,17 +85,5 @@ struct PreparedStoreQuery<Key: PreparedOnPostgres>: PostgresPreparedStatement {
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
-}
-
-/// The login's look-up of its credential and account (`SQL.credentialWithAccount`).
-enum CredentialWithAccountOnPostgres: PreparedOnPostgres {
-    static var statement: StoreStatement { SQL.credentialWithAccount }
-    static let name = "latchkey_credential_with_account"
-}
-
-/// The login's writes in one statement (`SQL.finishLoginAtOnce`).
-enum FinishLoginOnPostgres: PreparedOnPostgres {
-    static var statement: StoreStatement { SQL.finishLoginAtOnce }
-    static let name = "latchkey_finish_login"
+    package func decodeRow(_ row: PostgresRow) throws -> PostgresRow { row }
 }

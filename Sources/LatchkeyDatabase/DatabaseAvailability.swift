@@ -1,3 +1,4 @@
+import LatchkeyRuntime
 import NIOCore
 import PostgresKit
 
@@ -5,8 +6,8 @@ import PostgresKit
 /// of disk) from a statement that went wrong. The first is a 503 `database_unavailable` the client may
 /// retry — every unit of work is one transaction, so nothing was half-done — and the pool reconnects by
 /// itself once the database is back; the second stays a 500, a bug to look into.
-enum DatabaseAvailability {
-    static func isUnavailable(_ error: any Error) -> Bool {
+package enum DatabaseAvailability {
+    package static func isUnavailable(_ error: any Error) -> Bool {
         switch error {
         case let failure as DirectSQLite.Failure:
             return failure.isUnavailable

@@ -1,3 +1,4 @@
+import LatchkeyRuntime
 import Logging
 import NIOConcurrencyHelpers
 import PostgresKit
@@ -23,7 +24,7 @@ import PostgresKit
 /// failed commit's error after `CommandComplete` leaves PostgresNIO's connection waiting) never completes
 /// and the unit's time-out ends it with 503 `database_unavailable`. Any later statement in the unit proves the same, so a write
 /// followed by a read needs no wait.
-final class PostgresCommitWait: Sendable {
+package final class PostgresCommitWait: Sendable {
     private struct State {
         var inTransaction = false
         var uncommitted = false
@@ -33,7 +34,7 @@ final class PostgresCommitWait: Sendable {
 
     /// Records that a statement with `effect` completed (nil: a statement not written as a
     /// `StoreStatement`, counted as a write).
-    func completed(_ effect: StatementEffect?) {
+    package func completed(_ effect: StatementEffect?) {
         state.withLockedValue { state in
             switch effect ?? .write {
             case .begin:
@@ -51,10 +52,10 @@ final class PostgresCommitWait: Sendable {
     }
 
     /// Whether the last statement was a write whose implicit commit may not have ended yet.
-    var hasUncommittedWrite: Bool { state.withLockedValue { $0.uncommitted } }
+    package var hasUncommittedWrite: Bool { state.withLockedValue { $0.uncommitted } }
 
     /// Returns once the implicit commit of the last write has ended, or throws what ended the connection.
-    func wait(on connection: PostgresConnection, logger: Logger) async throws {
+    package func wait(on connection: PostgresConnection, logger: Logger) async throws {
         guard hasUncommittedWrite else { return }
         for try await _ in try await connection.query(PostgresQuery(unsafeSQL: ""), logger: logger) {}
         completed(.read)

@@ -1,7 +1,7 @@
 /// A short, safe description of why a database could not be reached, for the one start-up sentence.
 /// Driver errors can carry credentials or query text, so only recognised causes are named.
-enum DatabaseFailure {
-    static func summary(_ error: any Error) -> String {
+package enum DatabaseFailure {
+    package static func summary(_ error: any Error) -> String {
         let detail = String(reflecting: error)
         let known: [(String, String)] = [
             ("Connection refused", "connection refused: is the server running at that host and port?"),

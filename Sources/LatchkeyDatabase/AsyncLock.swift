@@ -1,13 +1,14 @@
+import LatchkeyRuntime
 import Foundation
 
 /// A lock that waits by suspending, for work that spans several statements (a transaction); holders do
 /// not suspend while they hold it, so it is held for microseconds.
-final class AsyncLock: @unchecked Sendable {
+package final class AsyncLock: @unchecked Sendable {
     private let state = NSLock()
     private var locked = false
     private var waiters: [CheckedContinuation<Void, Never>] = []
 
-    func acquire() async {
+    package func acquire() async {
         if tryAcquire() { return }
         await withCheckedContinuation { continuation in
             enqueue(continuation)
@@ -35,7 +36,7 @@ final class AsyncLock: @unchecked Sendable {
         if acquired { continuation.resume() }
     }
 
-    func release() {
+    package func release() {
         let next: CheckedContinuation<Void, Never>? = state.withLock {
             if waiters.isEmpty {
                 locked = false

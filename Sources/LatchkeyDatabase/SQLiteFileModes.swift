@@ -1,3 +1,4 @@
+import LatchkeyRuntime
 import Foundation
 import Logging
 
@@ -10,13 +11,13 @@ import Logging
 /// access is removed from all three files: no deployment needs the world to read its database of
 /// secrets. Access by the files' group is left as it is, with a warning: a group may be there on purpose
 /// (a backup agent in the service's group), and taking it away would break that on the next start.
-enum SQLiteFileModes {
+package enum SQLiteFileModes {
     /// The database's files: the database, its write-ahead log and its shared-memory index.
-    static func files(of path: String) -> [String] { [path, path + "-wal", path + "-shm"] }
+    package static func files(of path: String) -> [String] { [path, path + "-wal", path + "-shm"] }
 
     /// Removes other users' access to the database at `path` and its `-wal` and `-shm`, and warns once
     /// when its group may read them.
-    static func narrow(_ path: String, logger: Logger) {
+    package static func narrow(_ path: String, logger: Logger) {
         var groupReadable: [String] = []
         for file in files(of: path) {
             var status = stat()

@@ -1,3 +1,4 @@
+import LatchkeyRuntime
 import NIOConcurrencyHelpers
 import SQLKit
 
@@ -20,7 +21,7 @@ import SQLKit
 /// other requests it already has (one `Task.yield()`), so those join, then runs the group on the
 /// connection and wakes the members. Whoever arrived meanwhile waits for the next group, led by the first
 /// of them, so a leader never serves later groups at the expense of its own request's answer.
-final class CommitGroup: Sendable {
+package final class CommitGroup: Sendable {
     /// Borrows the connection (holding its lock) for one group.
     private let borrow: @Sendable () async throws -> DatabaseConnections.Borrowed
     private let state = NIOLockedValueBox(Forming())
@@ -31,13 +32,13 @@ final class CommitGroup: Sendable {
         var led = false
     }
 
-    init(borrow: @escaping @Sendable () async throws -> DatabaseConnections.Borrowed) {
+    package init(borrow: @escaping @Sendable () async throws -> DatabaseConnections.Borrowed) {
         self.borrow = borrow
     }
 
     /// Runs `body` as one transaction of the next group: its writes are committed when this returns, and
     /// none of them are kept when it throws.
-    func transaction<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    package func transaction<R: Sendable>(_ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         let result = NIOLockedValueBox<Result<R, any Error>?>(nil)
         let member = Member { database in
             let outcome: Result<R, any Error>
@@ -99,28 +100,28 @@ final class CommitGroup: Sendable {
     /// Runs the group's bodies in one transaction, each in its own savepoint; nil when the commit held,
     /// or the error that ended the group (then nothing of it was kept). Internal for the tests, which
     /// form groups of their own choosing.
-    func run(_ group: [Member]) async -> (any Error)? {
+    package func run(_ group: [Member]) async -> (any Error)? {
         let borrowed: DatabaseConnections.Borrowed
         do { borrowed = try await borrow() } catch { return error }
         defer { borrowed.release() }
         let database = borrowed.database
         do {
-            try await database.run(StoreQuery(SQL.beginImmediate))
+            try await database.run(StoreQuery(TransactionSQL.beginImmediate))
         } catch {
             return error
         }
         do {
             for member in group {
-                try await database.run(StoreQuery(SQL.savepoint))
+                try await database.run(StoreQuery(TransactionSQL.savepoint))
                 if await !member.body(database) {
-                    try await database.run(StoreQuery(SQL.rollbackToSavepoint))
+                    try await database.run(StoreQuery(TransactionSQL.rollbackToSavepoint))
                 }
-                try await database.run(StoreQuery(SQL.releaseSavepoint))
+                try await database.run(StoreQuery(TransactionSQL.releaseSavepoint))
             }
-            try await database.run(StoreQuery(SQL.commit))
+            try await database.run(StoreQuery(TransactionSQL.commit))
             return nil
         } catch {
-            try? await database.run(StoreQuery(SQL.rollback))
+            try? await database.run(StoreQuery(TransactionSQL.rollback))
             return error
         }
     }
@@ -128,8 +129,8 @@ final class CommitGroup: Sendable {
 
 extension CommitGroup {
     /// One transaction of a group: its body, and how its caller is woken.
-    final class Member: Sendable {
-        enum Wake: Sendable {
+    package final class Member: Sendable {
+        package enum Wake: Sendable {
             /// Lead the group that formed while the previous one ran.
             case lead
             /// The group that held this member's body has ended: committed (nil), or failed with this error.
@@ -137,16 +138,16 @@ extension CommitGroup {
         }
 
         /// Runs the body; true when it returned, false when it threw (its savepoint is then rolled back).
-        let body: @Sendable (any SQLDatabase) async -> Bool
+        package let body: @Sendable (any SQLDatabase) async -> Bool
         private let signal = NIOLockedValueBox<(wake: Wake?, waiter: CheckedContinuation<Wake, Never>?)>((nil, nil))
 
-        init(body: @escaping @Sendable (any SQLDatabase) async -> Bool) {
+        package init(body: @escaping @Sendable (any SQLDatabase) async -> Bool) {
             self.body = body
         }
 
         /// The latest wake-up; suspends until there is one. A wake-up is kept until the next replaces it, so
         /// one sent before its member waits is not lost.
-        func wait() async -> Wake {
+        package func wait() async -> Wake {
             await withCheckedContinuation { continuation in
                 let ready: Wake? = signal.withLockedValue { signal in
                     if let wake = signal.wake {
@@ -160,7 +161,7 @@ extension CommitGroup {
             }
         }
 
-        func wake(_ wake: Wake) {
+        package func wake(_ wake: Wake) {
             let waiter: CheckedContinuation<Wake, Never>? = signal.withLockedValue { signal in
                 guard let waiter = signal.waiter else {
                     signal.wake = wake

@@ -22,7 +22,7 @@ public enum OwnerOnlyFile {
     public static func openToOthers(
         _ what: String, at path: String,
         credentialsDirectory: String? = ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"]
-    ) -> ServerConfiguration.Invalid? {
+    ) -> InvalidSetting? {
         var status = stat()
         guard stat(path, &status) == 0 else { return nil }
         let forbidden: mode_t = isCredential(path, in: credentialsDirectory) ? 0o007 : 0o077
@@ -63,7 +63,7 @@ public enum OwnerOnlyFile {
     }
 
     /// `createDescriptor(at:)`, with the sentence of its failure (`what` names the file: "the backup").
-    public static func create(_ what: String, at path: String) throws(ServerConfiguration.Invalid) -> Int32 {
+    public static func create(_ what: String, at path: String) throws(InvalidSetting) -> Int32 {
         let fd = createDescriptor(at: path)
         guard fd >= 0 else {
             if errno == EEXIST { throw .init(description: "\(path) already exists; give a new file name") }

@@ -1,3 +1,4 @@
+import LatchkeyRuntime
 import CSQLite3
 import Foundation
 import Logging
@@ -13,15 +14,15 @@ import SQLKit
 ///
 /// All access is serialized by an async lock that a unit of work (one statement, or a transaction) holds:
 /// SQLite has one writer at a time anyway, and the work under the lock never suspends.
-final class DirectSQLite: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+package final class DirectSQLite: @unchecked Sendable {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
         /// SQLite's primary result code (SQLITE_MISUSE for a closed database).
-        var code: Int32 = SQLITE_ERROR
+        package var code: Int32 = SQLITE_ERROR
 
         /// The database cannot do work right now — closed, locked past the busy time-out, an I/O error,
         /// a full disk, a file that cannot be opened — as opposed to a statement that is wrong.
-        var isUnavailable: Bool {
+        package var isUnavailable: Bool {
             [SQLITE_MISUSE, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_IOERR, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_READONLY].contains(code)
         }
     }
@@ -31,7 +32,7 @@ final class DirectSQLite: @unchecked Sendable {
     private var storeStatements: [ObjectIdentifier: (statement: StoreStatement, prepared: PreparedStatement)] = [:]
     /// The same statements without their `RETURNING` clause, for `changes(_:values:)`.
     private var countingStatements: [ObjectIdentifier: (statement: StoreStatement, prepared: PreparedStatement)] = [:]
-    let lock = AsyncLock()
+    package let lock = AsyncLock()
 
     /// A prepared statement and its result columns, looked up once per SQL text rather than per row.
     private struct PreparedStatement {
@@ -44,7 +45,7 @@ final class DirectSQLite: @unchecked Sendable {
     /// its `-wal` and `-shm` when they are missing, and cannot remove them after; made by root beside a
     /// service's database, they would lock its own user out. So when there is no `-wal` (no connection has
     /// the database open, or there would be one) the file is opened `immutable`, which creates nothing.
-    init(path: String, readOnly: Bool = false) throws {
+    package init(path: String, readOnly: Bool = false) throws {
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         var name = path
         if readOnly, !FileManager.default.fileExists(atPath: path + "-wal"),
@@ -81,7 +82,7 @@ final class DirectSQLite: @unchecked Sendable {
 
     deinit { close() }
 
-    func close() {
+    package func close() {
         for statement in statements.values { sqlite3_finalize(statement.handle) }
         for statement in storeStatements.values { sqlite3_finalize(statement.prepared.handle) }
         for statement in countingStatements.values { sqlite3_finalize(statement.prepared.handle) }
@@ -93,7 +94,7 @@ final class DirectSQLite: @unchecked Sendable {
     }
 
     /// Runs one of the store's statements; the caller holds `lock`.
-    func run(_ statement: StoreStatement, values: [StoreValue], onRow: (any SQLRow) -> Void) throws {
+    package func run(_ statement: StoreStatement, values: [StoreValue], onRow: (any SQLRow) -> Void) throws {
         guard let handle else { throw Failure(description: "the database is closed", code: SQLITE_MISUSE) }
         let prepared = try prepared(statement, text: statement.sqliteText, in: &storeStatements, on: handle)
         try step(prepared, on: handle, onRow: onRow, bind: Self.binding(values))
@@ -101,7 +102,7 @@ final class DirectSQLite: @unchecked Sendable {
 
     /// Runs one of the store's writes without its `RETURNING` clause and answers how many rows it changed
     /// (`sqlite3_changes`); the caller holds `lock`.
-    func changes(_ statement: StoreStatement, values: [StoreValue]) throws -> Int {
+    package func changes(_ statement: StoreStatement, values: [StoreValue]) throws -> Int {
         guard let handle else { throw Failure(description: "the database is closed", code: SQLITE_MISUSE) }
         guard let text = statement.sqliteTextWithoutReturning else {
             throw Failure(description: "the statement has no RETURNING clause to count by")
@@ -134,7 +135,7 @@ final class DirectSQLite: @unchecked Sendable {
     }
 
     /// Runs a statement SQLKit serialized (migrations, tests); the caller holds `lock`.
-    func run(_ sql: String, binds: [any Encodable & Sendable], onRow: (any SQLRow) -> Void) throws {
+    package func run(_ sql: String, binds: [any Encodable & Sendable], onRow: (any SQLRow) -> Void) throws {
         guard let handle else { throw Failure(description: "the database is closed", code: SQLITE_MISUSE) }
         let prepared: PreparedStatement
         if let known = statements[sql] {

@@ -1,18 +1,19 @@
+import LatchkeyRuntime
 import Foundation
 import Logging
 import NIOCore
 import SQLKit
 
 /// One unit of work's view of the connection, as SQLKit's `SQLDatabase`.
-struct DirectSQLiteDatabase: SQLDatabase {
-    let connection: DirectSQLite
-    let logger: Logger
-    let eventLoop: any EventLoop
-    var dialect: any SQLDialect { SQLiteSyntax() }
-    var version: (any SQLDatabaseReportedVersion)? { nil }
-    var queryLogLevel: Logger.Level? { nil }
+package struct DirectSQLiteDatabase: SQLDatabase {
+    package let connection: DirectSQLite
+    package let logger: Logger
+    package let eventLoop: any EventLoop
+    package var dialect: any SQLDialect { SQLiteSyntax() }
+    package var version: (any SQLDatabaseReportedVersion)? { nil }
+    package var queryLogLevel: Logger.Level? { nil }
 
-    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
+    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) -> EventLoopFuture<Void> {
         do {
             try run(query, onRow: onRow)
             return eventLoop.makeSucceededVoidFuture()
@@ -21,12 +22,12 @@ struct DirectSQLiteDatabase: SQLDatabase {
         }
     }
 
-    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
+    package func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> ()) async throws {
         try run(query, onRow: onRow)
     }
 
     /// See `SQLDatabase.changedRows`.
-    func countChanges(_ query: StoreQuery) throws -> Int {
+    package func countChanges(_ query: StoreQuery) throws -> Int {
         try connection.changes(query.statement, values: query.values)
     }
 

@@ -7,23 +7,23 @@ import Tracing
 /// from the `OTEL_*` variables) before the value was made: `Latchkey.open` makes its values after that,
 /// once. Off, `span` is one test of a stored `Bool` and a direct call of the body: no tracer look-up (a
 /// lock and dynamic casts in swift-distributed-tracing), no clock read, no task-local context pushed.
-struct Spans: Sendable {
+package struct Spans: Sendable {
     /// Whether spans are made at all.
-    let isOn: Bool
+    package let isOn: Bool
 
     /// On when the process's tracer is not swift-distributed-tracing's no-op one.
-    init() {
+    package init() {
         isOn = !(InstrumentationSystem.tracer is NoOpTracer)
     }
 
-    init(isOn: Bool) {
+    package init(isOn: Bool) {
         self.isOn = isOn
     }
 
     /// Runs `body` inside a span named `name`, a child of the task's current span (or of `parent`), or
     /// runs it plainly when off (`body` then gets nil). A thrown error is recorded on the span and marks
     /// it failed.
-    func span<R>(
+    package func span<R>(
         _ name: String, parent: InstrumentationContext? = nil, isolation: isolated (any Actor)? = #isolation,
         _ body: ((any Tracing.Span)?) async throws -> R
     ) async rethrows -> R {
@@ -34,7 +34,7 @@ struct Spans: Sendable {
     /// The synchronous `span`: for work that runs where the task's context is not the caller's, such as a
     /// SQLite commit group running every member's body in its leader's task (then `parent` says whose it is).
     /// Its errors keep their type (the verifiers throw `WebAuthnError` only).
-    func span<R, Failure: Error>(
+    package func span<R, Failure: Error>(
         _ name: String, parent: InstrumentationContext? = nil, _ body: ((any Tracing.Span)?) throws(Failure) -> R
     ) throws(Failure) -> R {
         guard isOn else { return try body(nil) }
@@ -51,7 +51,7 @@ struct Spans: Sendable {
     }
 
     /// The task's current context, to hand to work that runs in another task (nil when off: nothing read).
-    var context: InstrumentationContext? {
+    package var context: InstrumentationContext? {
         isOn ? InstrumentationContext.current : nil
     }
 }

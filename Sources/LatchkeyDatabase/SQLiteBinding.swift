@@ -1,10 +1,11 @@
+import LatchkeyRuntime
 import CSQLite3
 import Foundation
 import SQLKit
 
 /// Values in and out of SQLite for the types the store uses.
-enum SQLiteBinding {
-    enum Value: Sendable {
+package enum SQLiteBinding {
+    package enum Value: Sendable {
         case null
         case integer(Int64)
         case real(Double)
@@ -17,7 +18,7 @@ enum SQLiteBinding {
 
     /// Binds one of the value types the store uses. The common ones are tried first: each `as?` is a
     /// dynamic cast, and an absent optional is only recognised after the concrete types have failed.
-    static func bind(_ value: any Encodable & Sendable, to statement: OpaquePointer, at index: Int32) throws {
+    package static func bind(_ value: any Encodable & Sendable, to statement: OpaquePointer, at index: Int32) throws {
         let status: Int32
         switch value {
         case let data as Data:
@@ -44,7 +45,7 @@ enum SQLiteBinding {
         guard status == SQLITE_OK else { throw DirectSQLite.Failure(description: "bind failed with status \(status)") }
     }
 
-    static func bind(_ value: StoreValue, to statement: OpaquePointer, at index: Int32) throws {
+    package static func bind(_ value: StoreValue, to statement: OpaquePointer, at index: Int32) throws {
         let status: Int32
         switch value {
         case .integer(let number?):
@@ -78,7 +79,7 @@ enum SQLiteBinding {
         return sqlite3_bind_blob(statement, index, address, Int32(bytes.count), transient)
     }
 
-    static func value(of statement: OpaquePointer, column: Int32) -> Value {
+    package static func value(of statement: OpaquePointer, column: Int32) -> Value {
         switch sqlite3_column_type(statement, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
         case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
@@ -104,5 +105,5 @@ fileprivate protocol OptionalBinding {
 }
 
 extension Optional: OptionalBinding {
-    var isNone: Bool { self == nil }
+    package var isNone: Bool { self == nil }
 }

@@ -1,3 +1,4 @@
+import LatchkeyRuntime
 import Foundation
 import Logging
 import NIOConcurrencyHelpers
@@ -8,48 +9,53 @@ import SQLKit
 import Tracing
 
 /// The SQL dialect differences the schema has to know about. Everything else is plain SQL both accept.
-enum SQLFlavor: Sendable {
+package enum SQLFlavor: Sendable {
     case sqlite
     case postgres
 
-    var bytesType: String { self == .sqlite ? "BLOB" : "BYTEA" }
+    package var bytesType: String { self == .sqlite ? "BLOB" : "BYTEA" }
 
     /// OpenTelemetry's `db.system.name` for it.
-    var systemName: String { self == .sqlite ? "sqlite" : "postgresql" }
+    package var systemName: String { self == .sqlite ? "sqlite" : "postgresql" }
 }
 
 /// A pool of connections to one database, SQLite or PostgreSQL, behind one async interface: borrow a
 /// connection for a unit of work, or for a transaction.
-final class DatabaseConnections: Sendable {
+package final class DatabaseConnections: Sendable {
     /// How connections to PostgreSQL are pooled and how long a unit of work may take (SQLite has one
     /// connection and its own busy time-out).
-    struct Limits: Sendable {
+    package struct Limits: Sendable {
         /// Connections to PostgreSQL in all, spread over the event loops.
-        var poolSize = 8
+        package var poolSize = 8
         /// The longest a unit of work (a statement, or a whole transaction) may take, waiting for a
         /// connection included. Past it the request ends with 503 `database_unavailable` and the
         /// connection is closed rather than reused: a database that stopped answering mid-query (killed,
         /// restarted, partitioned away) must not hold a request, or the server's shutdown, for ever.
-        var timeout: TimeInterval = 5
+        package var timeout: TimeInterval = 5
 
-        var timeAmount: TimeAmount { .milliseconds(Int64(timeout * 1000)) }
+        package init(poolSize: Int = 8, timeout: TimeInterval = 5) {
+            self.poolSize = poolSize
+            self.timeout = timeout
+        }
+
+        package var timeAmount: TimeAmount { .milliseconds(Int64(timeout * 1000)) }
     }
 
     /// A unit of work ran out of time; the database is treated as unavailable.
-    struct TimedOut: Error {}
+    package struct TimedOut: Error {}
 
     /// A borrowed connection: the database to run statements on, how to give it back, how to close it
     /// when it can no longer be trusted (a time-out struck in the middle of its work), and how to wait
     /// until what a unit of work wrote is committed (PostgreSQL: `PostgresCommitWait`; SQLite's commit has
     /// ended when its statement returns).
-    struct Borrowed: Sendable {
-        let database: any SQLDatabase
-        let release: @Sendable () -> Void
-        let discard: @Sendable () -> Void
-        var waitForCommit: @Sendable () async throws -> Void = {}
+    package struct Borrowed: Sendable {
+        package let database: any SQLDatabase
+        package let release: @Sendable () -> Void
+        package let discard: @Sendable () -> Void
+        package var waitForCommit: @Sendable () async throws -> Void = {}
     }
 
-    let flavor: SQLFlavor
+    package let flavor: SQLFlavor
     private let borrow: @Sendable () async throws -> Borrowed
     private let close: @Sendable () async throws -> Void
     /// Nil for SQLite: its work never waits on a network.
@@ -57,7 +63,7 @@ final class DatabaseConnections: Sendable {
     /// Where PostgreSQL's connections live, and where a unit of work under a time-out and its timer run.
     private let eventLoopGroup: any EventLoopGroup
     /// SQLite's transactions go through it; nil on PostgreSQL, whose connections commit in parallel.
-    let commitGroup: CommitGroup?
+    package let commitGroup: CommitGroup?
     /// A span per unit of work (`db.work`, `db.transaction`), when a tracer is bootstrapped.
     private let spans = Spans()
 
@@ -79,7 +85,7 @@ final class DatabaseConnections: Sendable {
     /// singleton loops cost two thread hand-overs per statement — a third of a login's time on PostgreSQL.
     /// `sqliteReadOnly`: a SQLite file is opened for reading only (`DirectSQLite(path:readOnly:)`); it must
     /// exist. PostgreSQL is opened as always (the caller only reads).
-    static func open(
+    package static func open(
         _ location: DatabaseLocation, limits: Limits = Limits(), logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, sqliteReadOnly: Bool = false
     ) throws -> DatabaseConnections {
@@ -140,7 +146,7 @@ final class DatabaseConnections: Sendable {
     /// Its span, `db.work`, is opened here and the work done by a call with `traced: false` (as a
     /// PostgreSQL transaction's is, inside its own span): off, the unit of work runs in this call itself,
     /// with no frame more than before there were spans.
-    func withConnection<R: Sendable>(traced: Bool = true, _ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    package func withConnection<R: Sendable>(traced: Bool = true, _ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         if traced, spans.isOn {
             return try await spans.span("db.work") { span in
                 span?.attributes["db.system.name"] = flavor.systemName
@@ -192,7 +198,7 @@ final class DatabaseConnections: Sendable {
     /// On SQLite, transactions that arrive together share one commit (`CommitGroup`): the span then covers
     /// the wait for the group's commit too.
     /// Its span is `db.transaction`, opened as `withConnection`'s is.
-    func transaction<R: Sendable>(traced: Bool = true, _ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
+    package func transaction<R: Sendable>(traced: Bool = true, _ body: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
         if traced, spans.isOn {
             return try await spans.span("db.transaction") { span in
                 span?.attributes["db.system.name"] = flavor.systemName
@@ -201,19 +207,19 @@ final class DatabaseConnections: Sendable {
         }
         if let commitGroup { return try await commitGroup.transaction(body) }
         return try await withConnection(traced: false) { [flavor] database in
-            try await database.run(StoreQuery(flavor == .sqlite ? SQL.beginImmediate : SQL.begin))
+            try await database.run(StoreQuery(flavor == .sqlite ? TransactionSQL.beginImmediate : TransactionSQL.begin))
             do {
                 let result = try await body(database)
-                try await database.run(StoreQuery(SQL.commit))
+                try await database.run(StoreQuery(TransactionSQL.commit))
                 return result
             } catch {
-                try? await database.run(StoreQuery(SQL.rollback))
+                try? await database.run(StoreQuery(TransactionSQL.rollback))
                 throw error
             }
         }
     }
 
-    func shutdown() async throws {
+    package func shutdown() async throws {
         try await close()
     }
 }
