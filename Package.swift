@@ -119,10 +119,29 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
+        // Below the router: sockets, TLS, HTTP/2, the head, body and handshake deadlines, connection limits.
+        .target(
+            name: "LatchkeyTransport",
+            dependencies: [
+                "LatchkeyRuntime", "LatchkeyAPI",
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         .target(
             name: "LatchkeyServer",
             dependencies: [
-                "LatchkeyAPI", "LatchkeyRuntime", "LatchkeyDatabase", "WebAuthn", "CBOR", "CSQLite3",
+                "LatchkeyAPI", "LatchkeyRuntime", "LatchkeyDatabase", "LatchkeyTransport", "WebAuthn", "CBOR", "CSQLite3",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -226,7 +245,7 @@ let package = Package(
         .testTarget(
             name: "LatchkeyServerTests",
             dependencies: [
-                "LatchkeyServer", "LatchkeyDatabase", "LatchkeyRuntime", "LatchkeyAPI", "SoftAuthenticator", "WebAuthn",
+                "LatchkeyServer", "LatchkeyDatabase", "LatchkeyRuntime", "LatchkeyTransport", "LatchkeyAPI", "SoftAuthenticator", "WebAuthn",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

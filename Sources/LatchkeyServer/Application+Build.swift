@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import LatchkeyAPI
 import LatchkeyRuntime
+import LatchkeyTransport
 import Logging
 import Metrics
 import NIOCore

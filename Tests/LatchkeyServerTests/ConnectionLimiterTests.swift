@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+@testable import LatchkeyTransport
 import NIOCore
 import SoftAuthenticator
 import Testing

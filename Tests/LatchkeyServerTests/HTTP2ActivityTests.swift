@@ -1,4 +1,5 @@
 import HTTPTypes
+@testable import LatchkeyTransport
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes

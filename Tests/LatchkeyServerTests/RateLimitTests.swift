@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+@testable import LatchkeyTransport
 import NIOConcurrencyHelpers
 import NIOCore
 import Testing

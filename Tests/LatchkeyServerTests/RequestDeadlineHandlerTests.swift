@@ -1,3 +1,4 @@
+@testable import LatchkeyTransport
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1

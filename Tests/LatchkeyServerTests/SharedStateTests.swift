@@ -1,5 +1,6 @@
 import Foundation
 @testable import LatchkeyDatabase
+@testable import LatchkeyTransport
 import Logging
 import Testing
 @testable import LatchkeyServer

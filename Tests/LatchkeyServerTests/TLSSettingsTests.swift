@@ -1,4 +1,5 @@
 import Foundation
+@testable import LatchkeyTransport
 import Testing
 @testable import LatchkeyServer
 

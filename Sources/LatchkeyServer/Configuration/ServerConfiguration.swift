@@ -3,6 +3,7 @@ import Foundation
 import LatchkeyAPI
 import LatchkeyDatabase
 import LatchkeyRuntime
+import LatchkeyTransport
 import NIOCore
 import WebAuthn
 

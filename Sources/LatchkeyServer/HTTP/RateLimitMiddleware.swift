@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import LatchkeyAPI
+import LatchkeyTransport
 import Metrics
 
 /// Applies the rate limiter to the API: it is the `/api` route group's middleware, so it sees every

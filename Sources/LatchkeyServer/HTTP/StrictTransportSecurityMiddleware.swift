@@ -1,4 +1,5 @@
 import Hummingbird
+import LatchkeyTransport
 
 /// HSTS (RFC 6797) on every response of a server that speaks TLS itself (`--tls-cert`): a browser that has
 /// seen it once goes to https for this host for a year, even when a link or a typed address says http, so
@@ -13,9 +14,4 @@ struct StrictTransportSecurityMiddleware<Context: RequestContext>: RouterMiddlew
         response.headers[.strictTransportSecurity] = StrictTransportSecurity.value
         return response
     }
-}
-
-/// The header's value: a year, this host only (subdomains may be other services, not all of them on TLS).
-enum StrictTransportSecurity {
-    static let value = "max-age=31536000"
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import LatchkeyAPI
+import LatchkeyTransport
 import WebAuthn
 
 /// Letting a new device in from a signed-in one, with no operator and no email: the new device asks

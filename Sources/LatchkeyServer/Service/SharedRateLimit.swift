@@ -1,3 +1,4 @@
+import LatchkeyTransport
 import Logging
 import NIOConcurrencyHelpers
 

@@ -255,6 +255,7 @@ struct ArchitectureDocumentTests {
         }
 
         let declared = try Self.declaredTypes()
+        let targets = try Self.sourceTargets()
         for (name, row) in byName.sorted(by: { $0.value.line.number < $1.value.line.number }) {
             let named = Set(Self.backticked(row.line.text))
             let at = "\(Self.documentPath):\(row.line.number)"
@@ -272,8 +273,41 @@ struct ArchitectureDocumentTests {
             for token in named.sorted() where token.first?.isUppercase == true && token.allSatisfy({ $0.isLetter || $0.isNumber }) {
                 let file = name.hasSuffix("/") ? module.appendingPathComponent("\(name)\(token).swift") : nil
                 let exists = file.map { FileManager.default.fileExists(atPath: $0.path) } ?? false
-                #expect(exists || declared.contains(token) || Self.dependencyTypes.contains(token),
+                #expect(exists || declared.contains(token) || Self.dependencyTypes.contains(token) || targets.contains(token),
                         "\(at): the row of `\(name)` names `\(token)`, but there is no Sources/LatchkeyServer/\(name.hasSuffix("/") ? name : "")\(token).swift and Sources/ declares no type `\(token)`; write the name the code uses now, or remove it")
+            }
+        }
+    }
+
+    /// The folders of Sources/: one per target (the CLI's is `latchkey`).
+    static func sourceTargets() throws -> Set<String> {
+        let sources = root.appendingPathComponent("Sources")
+        return Set(try FileManager.default.contentsOfDirectory(atPath: sources.path).filter { isDirectory(sources.appendingPathComponent($0)) })
+    }
+
+    /// The layers under LatchkeyServer, whose rows of §1's target table name every file they hold.
+    static let layers = ["LatchkeyRuntime", "LatchkeyDatabase", "LatchkeyTransport"]
+
+    @Test("§1's table of targets: a row per folder of Sources/, and the layers' rows (runtime, database, transport) name every Swift file of their target")
+    func targetTable() throws {
+        let map = try Self.section("## 1. Module map", of: Self.document())
+        let rows = try Self.table(["Target", "Holds", "Depends on"], in: map, section: "§1 \"Module map\"")
+        var byTarget: [String: Row] = [:]
+        for row in rows {
+            if let name = Self.backticked(row.cells.first ?? "").first { byTarget[name] = row }
+        }
+        for target in try Self.sourceTargets().sorted() where byTarget[target] == nil {
+            Issue.record("\(Self.documentPath) §1: Sources/\(target) has no row in the table of targets; add \"| `\(target)` | … | … |\"")
+        }
+        for layer in Self.layers {
+            guard let row = byTarget[layer] else { continue }
+            let named = Set(Self.backticked(row.line.text))
+            let folder = Self.root.appendingPathComponent("Sources/\(layer)")
+            let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }.sorted()
+            for file in files {
+                let base = String(file.dropLast(".swift".count))
+                #expect(named.contains(base) || named.contains(file),
+                        "\(Self.documentPath):\(row.line.number): the row of `\(layer)` does not name Sources/\(layer)/\(file); add `\(base)` to it, saying what it holds")
             }
         }
     }

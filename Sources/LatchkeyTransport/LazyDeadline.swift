@@ -6,30 +6,30 @@ import NIOCore
 /// cancelling a timer for every request cost about 2 µs of a request's CPU (issue 16); a busy keep-alive
 /// connection schedules about one per `limit`. The body deadline (`RequestDeadlineHandler`) and the head
 /// deadline (`RequestHeadDeadlineHandler`) each keep one. Used on the channel's event loop only.
-final class LazyDeadline {
-    let limit: TimeAmount
+package final class LazyDeadline {
+    package let limit: TimeAmount
     /// When the running clock started; nil while nothing is being timed.
     private(set) var started: NIODeadline?
     private var timer: Scheduled<Void>?
 
-    init(limit: TimeAmount) {
+    package init(limit: TimeAmount) {
         self.limit = limit
     }
 
     /// Starts the clock now (again, if it was running) and makes sure a timer will look at it.
-    func start(context: ChannelHandlerContext) {
+    package func start(context: ChannelHandlerContext) {
         let now = context.eventLoop.now
         started = now
         if timer == nil { arm(context: context, at: now + limit) }
     }
 
     /// Stops the clock; the timer, if armed, finds nothing to do when it fires.
-    func clear() {
+    package func clear() {
         started = nil
     }
 
     /// Stops the clock and the timer (the channel is going away).
-    func stop() {
+    package func stop() {
         timer?.cancel()
         timer = nil
         started = nil

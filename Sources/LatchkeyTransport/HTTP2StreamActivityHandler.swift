@@ -7,30 +7,30 @@ import NIOHTTPTypes
 /// HTTP/1.1, it resets the stream (closing its channel sends RST_STREAM) when the request's body has not
 /// ended within `bodyDeadline` of its head. Over HTTP/2 a slow body holds one stream, not the connection,
 /// and NIOHTTP2 bounds the streams a connection may hold open at once (100).
-final class HTTP2StreamActivityHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+package final class HTTP2StreamActivityHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     private let connection: HTTP2ConnectionActivity
     private let deadline: LazyDeadline?
     /// Nil until the stream has been counted, and again once its close has been.
     private var state: HTTP2ConnectionActivity.StreamState?
 
-    init(connection: HTTP2ConnectionActivity, bodyDeadline: TimeAmount?) {
+    package init(connection: HTTP2ConnectionActivity, bodyDeadline: TimeAmount?) {
         self.connection = connection
         self.deadline = bodyDeadline.map { LazyDeadline(limit: $0) }
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         // A stream's channel is made when its HEADERS frame has arrived: the head is here.
         state = .receiving
         connection.streamOpened()
         deadline?.start(context: context)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .end = unwrapInboundIn(data) {
             deadline?.clear()
             // An answer may have ended before the request did (a refusal while the body still came).
@@ -39,17 +39,17 @@ final class HTTP2StreamActivityHandler: ChannelDuplexHandler, RemovableChannelHa
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) { move(to: .finished) }
         context.write(data, promise: promise)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         close()
         context.fireChannelInactive()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         close()
     }
 

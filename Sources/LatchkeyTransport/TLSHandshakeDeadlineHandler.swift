@@ -9,9 +9,9 @@ import NIOCore
 ///
 /// It sits first in the pipeline, before the TLS handler, on raw bytes; `HTTPSChannel` removes it once
 /// the protocol is chosen. One timer per connection.
-final class TLSHandshakeDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
+package final class TLSHandshakeDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
 
     private let silence: TimeAmount?
     private let handshake: TimeAmount?
@@ -19,16 +19,16 @@ final class TLSHandshakeDeadlineHandler: ChannelInboundHandler, RemovableChannel
     private var timer: Scheduled<Void>?
     private var heard = false
 
-    init(silence: TimeAmount?, handshake: TimeAmount?) {
+    package init(silence: TimeAmount?, handshake: TimeAmount?) {
         self.silence = silence
         self.handshake = handshake
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if let silence { arm(context: context, at: context.eventLoop.now + silence) }
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if !heard {
             heard = true
             if let handshake {
@@ -39,12 +39,12 @@ final class TLSHandshakeDeadlineHandler: ChannelInboundHandler, RemovableChannel
         context.fireChannelRead(data)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         cancel()
         context.fireChannelInactive()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         cancel()
     }
 

@@ -18,13 +18,13 @@ import NIOCore
 ///
 /// Behind a reverse proxy every connection comes from the proxy, so the per-address bound is left to
 /// the proxy (`perClient` nil) and only the total applies.
-final class ConnectionLimiter: Sendable {
-    let total: Int
-    let perClient: Int?
+package final class ConnectionLimiter: Sendable {
+    package let total: Int
+    package let perClient: Int?
     private let state = NIOLockedValueBox(State())
 
     /// What a connection is doing, for choosing which one makes room.
-    enum Activity: Sendable, Equatable {
+    package enum Activity: Sendable, Equatable {
         /// Accepted, or between requests: waiting for a head (possibly half-sent).
         case waiting
         /// A head came; the body is still arriving.
@@ -79,7 +79,7 @@ final class ConnectionLimiter: Sendable {
         }
     }
 
-    init(total: Int, perClient: Int?) {
+    package init(total: Int, perClient: Int?) {
         self.total = max(total, 1)
         self.perClient = perClient.map { max($0, 1) }
     }
@@ -87,7 +87,7 @@ final class ConnectionLimiter: Sendable {
     /// Counts a new connection from `address` if it fits, closing (with its `close`) the connection that
     /// has waited longest when the total is reached; nil means it does not fit and must be closed.
     /// `close` is how this limiter closes the new connection should it later have to make room.
-    func open(from address: SocketAddress?, close: @escaping @Sendable () -> Void) -> Connection? {
+    package func open(from address: SocketAddress?, close: @escaping @Sendable () -> Void) -> Connection? {
         let client = perClient == nil ? nil : address.flatMap(RateLimitClient.init)
         let outcome = state.withLockedValue { state -> (id: UInt64, evicted: Entry?)? in
             if let client, let perClient, state.byClient[client, default: 0] >= perClient { return nil }
@@ -124,7 +124,7 @@ final class ConnectionLimiter: Sendable {
     /// the channel is then closed here. NIO's async server leaves a child whose set-up failed open (the
     /// failure is the set-up's to handle), so the channel is closed at once, or its socket would stay
     /// until the peer gives up.
-    func admit(_ channel: any Channel, logger: Logger) -> Connection? {
+    package func admit(_ channel: any Channel, logger: Logger) -> Connection? {
         guard let connection = open(from: channel.remoteAddress, close: { channel.close(promise: nil) }) else {
             logger.debug("connection refused: too many open connections", metadata: ["peer": "\(channel.remoteAddress.map { "\($0)" } ?? "?")"])
             channel.close(promise: nil)
@@ -134,15 +134,24 @@ final class ConnectionLimiter: Sendable {
         return connection
     }
 
+    /// The accepted channel's connection, counted by `limiter` (nil: no limits, nothing counted), or the
+    /// failure that ends its set-up when the limiter closed it: the one admission both channels make, plain
+    /// HTTP/1.1 (`EventLoopPinnedChannel`) and TLS (`HTTPSChannel`).
+    package static func admit(_ channel: any Channel, to limiter: ConnectionLimiter?, logger: Logger) -> Result<Connection?, ConnectionLimitReached> {
+        guard let limiter else { return .success(nil) }
+        guard let counted = limiter.admit(channel, logger: logger) else { return .failure(ConnectionLimitReached()) }
+        return .success(counted)
+    }
+
     /// Open connections now (tests, metrics).
-    var openConnections: Int { state.withLockedValue { $0.entries.count } }
+    package var openConnections: Int { state.withLockedValue { $0.entries.count } }
 
     /// Connections closed so far to make room for newer ones.
-    var evictedConnections: Int { state.withLockedValue { $0.evicted } }
+    package var evictedConnections: Int { state.withLockedValue { $0.evicted } }
 
     /// One counted connection: its handler reports what it is doing, and its close gives the slot back
     /// (a second close, or one after it was closed to make room, changes nothing).
-    final class Connection: Sendable {
+    package final class Connection: Sendable {
         private let limiter: ConnectionLimiter
         private let id: UInt64
 
@@ -151,10 +160,10 @@ final class ConnectionLimiter: Sendable {
             self.id = id
         }
 
-        func record(_ activity: Activity) { limiter.record(activity, of: id) }
-        func closed() { limiter.release(id) }
+        package func record(_ activity: Activity) { limiter.record(activity, of: id) }
+        package func closed() { limiter.release(id) }
     }
 }
 
 /// Why a connection was closed at once.
-struct ConnectionLimitReached: Error {}
+package struct ConnectionLimitReached: Error {}

@@ -13,43 +13,37 @@ import NIOSSL
 /// already open keep the one their handshake used, and nothing restarts. Files that cannot be used — a
 /// key that does not match, a half-written file — make `reload()` throw and leave the current context in
 /// place, so a bad renewal never takes the server down.
-final class ServerCertificate: Sendable {
+package final class ServerCertificate: Sendable {
     /// A usable certificate and key, as loaded.
-    struct Loaded: Sendable {
-        let context: NIOSSLContext
+    package struct Loaded: Sendable {
+        package let context: NIOSSLContext
         /// The leaf certificate's serial number in hexadecimal, as `openssl x509 -noout -serial` prints it.
-        let serial: String
+        package let serial: String
         /// When the leaf certificate expires.
-        let notAfter: Date
+        package let notAfter: Date
     }
 
-    let certificatePath: String
-    let keyPath: String
+    package let certificatePath: String
+    package let keyPath: String
     private let current: NIOLockedValueBox<Loaded>
 
-    init(certificatePath: String, keyPath: String) throws(ServerConfiguration.Invalid) {
+    package init(certificatePath: String, keyPath: String) throws(InvalidSetting) {
         self.certificatePath = certificatePath
         self.keyPath = keyPath
         self.current = NIOLockedValueBox(try Self.load(certificatePath: certificatePath, keyPath: keyPath))
     }
 
-    /// The configuration's certificate; nil when it serves plain HTTP.
-    convenience init?(_ configuration: ServerConfiguration) throws(ServerConfiguration.Invalid) {
-        guard configuration.servesTLS, let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else { return nil }
-        try self.init(certificatePath: certificate, keyPath: key)
-    }
-
     /// The context a connection accepted now is set up with.
-    var context: NIOSSLContext { current.withLockedValue { $0.context } }
+    package var context: NIOSSLContext { current.withLockedValue { $0.context } }
 
     /// What is being presented now.
-    var loaded: Loaded { current.withLockedValue { $0 } }
+    package var loaded: Loaded { current.withLockedValue { $0 } }
 
     /// Reads the files again and, if they hold a usable certificate and key, presents them to every
     /// connection accepted from now on. Returns what was presented before and what is now; throws (and
     /// changes nothing) when the files cannot be used.
     @discardableResult
-    func reload() throws(ServerConfiguration.Invalid) -> (previous: Loaded, now: Loaded) {
+    package func reload() throws(InvalidSetting) -> (previous: Loaded, now: Loaded) {
         let fresh = try Self.load(certificatePath: certificatePath, keyPath: keyPath)
         let previous = current.withLockedValue { value in
             defer { value = fresh }
@@ -59,7 +53,7 @@ final class ServerCertificate: Sendable {
     }
 
     /// The TLS context for these files: TLS 1.2 or later, and ALPN offering HTTP/2 then HTTP/1.1.
-    static func load(certificatePath: String, keyPath: String) throws(ServerConfiguration.Invalid) -> Loaded {
+    package static func load(certificatePath: String, keyPath: String) throws(InvalidSetting) -> Loaded {
         try checkFiles(certificate: certificatePath, key: keyPath)
         let chain: [NIOSSLCertificate]
         do {
@@ -95,7 +89,7 @@ final class ServerCertificate: Sendable {
 
     /// Both files or neither; the certificate readable; the key readable, and by its owner only (as the
     /// key file's own rule, `KeyFile`: a private key others can read is no longer private).
-    static func checkFiles(certificate: String?, key: String?) throws(ServerConfiguration.Invalid) {
+    package static func checkFiles(certificate: String?, key: String?) throws(InvalidSetting) {
         switch (certificate, key) {
         case (nil, nil):
             return

@@ -11,11 +11,11 @@ import NIOHTTP1
 /// connection: a parse error inside a body (broken chunked framing) reaches the route's handler, whose
 /// error middleware answers it, and one that comes while an earlier response is still being written is
 /// left to Hummingbird, so that two responses never interleave.
-final class MalformedHeadHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+package final class MalformedHeadHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPServerRequestPart
+    package typealias InboundOut = HTTPServerRequestPart
+    package typealias OutboundIn = HTTPServerResponsePart
+    package typealias OutboundOut = HTTPServerResponsePart
 
     /// Requests whose head has arrived and whose response has not been written to its end.
     private var unanswered = 0
@@ -23,25 +23,25 @@ final class MalformedHeadHandler: ChannelDuplexHandler, RemovableChannelHandler 
     /// Over TLS every response carries HSTS (`StrictTransportSecurityMiddleware`), this one too.
     private let strictTransportSecurity: Bool
 
-    init(strictTransportSecurity: Bool = false) {
+    package init(strictTransportSecurity: Bool = false) {
         self.strictTransportSecurity = strictTransportSecurity
     }
 
-    static let body: ByteBuffer = ByteBuffer(
+    package static let body: ByteBuffer = ByteBuffer(
         string: #"{"error":{"code":""# + ErrorCode.malformedHTTP.rawValue
             + #"","message":"The request's HTTP head is malformed (request line, header fields or framing)."}}"#)
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data) { unanswered += 1 }
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data) { unanswered = max(0, unanswered - 1) }
         context.write(data, promise: promise)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard error is HTTPParserError, unanswered == 0, !answered else {
             context.fireErrorCaught(error)
             return

@@ -5,17 +5,17 @@ import NIOHTTP1
 /// time-out alone does not end a slow body: every byte of a body is a request part, so a client that
 /// trickles one byte a second could hold a connection for as long as it likes (slowloris). A request
 /// head sent slowly never becomes a part; `RequestHeadDeadlineHandler` and the idle time-out end it.
-final class RequestDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
+package final class RequestDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPServerRequestPart
+    package typealias InboundOut = HTTPServerRequestPart
 
     private let deadline: LazyDeadline
 
-    init(limit: TimeAmount) {
+    package init(limit: TimeAmount) {
         self.deadline = LazyDeadline(limit: limit)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head: deadline.start(context: context)
         case .end: deadline.clear()
@@ -24,12 +24,12 @@ final class RequestDeadlineHandler: ChannelInboundHandler, RemovableChannelHandl
         context.fireChannelRead(data)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         deadline.stop()
         context.fireChannelInactive()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         deadline.stop()
     }
 }

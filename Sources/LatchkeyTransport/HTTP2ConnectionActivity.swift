@@ -15,12 +15,12 @@ import NIOHTTP2
 ///   hard stop a little later (`HTTPSChannel` gives the manager the idle time-out, this the same plus a grace).
 ///
 /// Streams live on the connection's event loop, so this is only touched there.
-final class HTTP2ConnectionActivity: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTP2Frame
-    typealias InboundOut = HTTP2Frame
+package final class HTTP2ConnectionActivity: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTP2Frame
+    package typealias InboundOut = HTTP2Frame
 
     /// What one stream is doing, as its handler reports it.
-    enum StreamState {
+    package enum StreamState {
         /// The request's head came; its body has not ended.
         case receiving
         /// The request is complete; its response has not ended.
@@ -36,28 +36,28 @@ final class HTTP2ConnectionActivity: ChannelInboundHandler, RemovableChannelHand
     private var receiving = 0
     private var answering = 0
 
-    init(connection: ConnectionLimiter.Connection?, idleLimit: TimeAmount?) {
+    package init(connection: ConnectionLimiter.Connection?, idleLimit: TimeAmount?) {
         self.connection = connection
         self.idle = idleLimit.map { LazyDeadline(limit: $0) }
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         if streams == 0 { idle?.start(context: context) }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         idle?.stop()
         self.context = nil
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         idle?.stop()
         context.fireChannelInactive()
     }
 
     /// A stream opened (its request's head has come).
-    func streamOpened() {
+    package func streamOpened() {
         streams += 1
         receiving += 1
         idle?.clear()
@@ -65,14 +65,14 @@ final class HTTP2ConnectionActivity: ChannelInboundHandler, RemovableChannelHand
     }
 
     /// A stream moved from one state to another.
-    func stream(from old: StreamState, to new: StreamState) {
+    package func stream(from old: StreamState, to new: StreamState) {
         adjust(old, by: -1)
         adjust(new, by: 1)
         report()
     }
 
     /// A stream closed in `state`.
-    func streamClosed(in state: StreamState) {
+    package func streamClosed(in state: StreamState) {
         adjust(state, by: -1)
         streams -= 1
         if streams == 0, let context { idle?.start(context: context) }

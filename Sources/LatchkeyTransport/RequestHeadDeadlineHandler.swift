@@ -10,44 +10,44 @@ import NIOCore
 /// It sits before the HTTP/1 request decoder, where bytes arrive; `ConnectionActivityHandler`, after
 /// the decoder, says through the shared `HeadProgress` when a head is complete and when the next one is
 /// awaited. One lazily armed timer per connection (`LazyDeadline`).
-final class RequestHeadDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
+package final class RequestHeadDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
 
     /// What the two handlers share; touched only on the channel's event loop.
-    final class HeadProgress {
+    package final class HeadProgress {
         /// No head is being parsed or answered: the next bytes begin a head.
-        var awaitingHead = true
+        package var awaitingHead = true
         /// Runs from the first byte of the awaited head until the head is complete.
-        let deadline: LazyDeadline
+        package let deadline: LazyDeadline
 
-        init(limit: TimeAmount) {
+        package init(limit: TimeAmount) {
             deadline = LazyDeadline(limit: limit)
         }
 
-        func headCompleted() {
+        package func headCompleted() {
             awaitingHead = false
             deadline.clear()
         }
     }
 
-    let progress: HeadProgress
+    package let progress: HeadProgress
 
-    init(limit: TimeAmount) {
+    package init(limit: TimeAmount) {
         self.progress = HeadProgress(limit: limit)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if progress.awaitingHead, progress.deadline.started == nil { progress.deadline.start(context: context) }
         context.fireChannelRead(data)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         progress.deadline.stop()
         context.fireChannelInactive()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         progress.deadline.stop()
     }
 }

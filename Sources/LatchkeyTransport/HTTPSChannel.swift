@@ -25,33 +25,33 @@ import NIOSSL
 ///      `HTTP2StreamActivityHandler` reporting to the connection's `HTTP2ConnectionActivity`.
 ///
 /// Every request's work runs on the connection's event loop, as in `EventLoopPinnedChannel`.
-struct HTTPSChannel: ServerChildChannel {
+package struct HTTPSChannel: ServerChildChannel {
     /// What HTTP/2 hands `handle`: the connection's own channel handler and its value.
-    struct HTTP2Connection: Sendable {
-        let handler: HTTP2Channel
-        let value: HTTP2Channel.Value
+    package struct HTTP2Connection: Sendable {
+        package let handler: HTTP2Channel
+        package let value: HTTP2Channel.Value
     }
 
-    struct Value: ServerChildChannelValue {
-        let negotiated: EventLoopFuture<NIONegotiatedHTTPVersion<HTTP1Channel.Value, HTTP2Connection>>
-        let channel: any Channel
+    package struct Value: ServerChildChannelValue {
+        package let negotiated: EventLoopFuture<NIONegotiatedHTTPVersion<HTTP1Channel.Value, HTTP2Connection>>
+        package let channel: any Channel
     }
 
     /// How long an HTTP/2 connection that ignores the idle GOAWAY may stay open after it (see
     /// `HTTP2ConnectionActivity`).
-    static let http2ClosingGrace = TimeAmount.seconds(5)
+    package static let http2ClosingGrace = TimeAmount.seconds(5)
 
-    let responder: HTTPChannelHandler.Responder
-    let certificate: ServerCertificate
-    let limiter: ConnectionLimiter?
+    package let responder: HTTPChannelHandler.Responder
+    package let certificate: ServerCertificate
+    package let limiter: ConnectionLimiter?
     /// `ServerConfiguration.idleTimeAmount`: silence before a handshake, an idle HTTP/1.1 connection, an
     /// HTTP/2 connection without streams, and a body after its head.
-    let idleTimeout: TimeAmount?
+    package let idleTimeout: TimeAmount?
     /// `ServerConfiguration.headTimeAmount`: a handshake, or an HTTP/1.1 head, from its first byte.
-    let headTimeout: TimeAmount?
+    package let headTimeout: TimeAmount?
     private let http1: HTTP1Channel
 
-    init(responder: @escaping HTTPChannelHandler.Responder, certificate: ServerCertificate, limiter: ConnectionLimiter?,
+    package init(responder: @escaping HTTPChannelHandler.Responder, certificate: ServerCertificate, limiter: ConnectionLimiter?,
          idleTimeout: TimeAmount?, headTimeout: TimeAmount?) {
         self.responder = responder
         self.certificate = certificate
@@ -61,13 +61,11 @@ struct HTTPSChannel: ServerChildChannel {
         self.http1 = HTTP1Channel(responder: responder, configuration: .init(idleTimeout: idleTimeout))
     }
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let connection: ConnectionLimiter.Connection?
-        if let limiter {
-            guard let counted = limiter.admit(channel, logger: logger) else { return channel.eventLoop.makeFailedFuture(ConnectionLimitReached()) }
-            connection = counted
-        } else {
-            connection = nil
+        switch ConnectionLimiter.admit(channel, to: limiter, logger: logger) {
+        case .success(let counted): connection = counted
+        case .failure(let refused): return channel.eventLoop.makeFailedFuture(refused)
         }
         let handshakeDeadline = TLSHandshakeDeadlineHandler(silence: idleTimeout, handshake: headTimeout)
         do {
@@ -103,7 +101,7 @@ struct HTTPSChannel: ServerChildChannel {
         return negotiated.map { Value(negotiated: $0, channel: channel) }
     }
 
-    func handle(value: Value, logger: Logger) async {
+    package func handle(value: Value, logger: Logger) async {
         await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
             do {
                 switch try await value.negotiated.get() {

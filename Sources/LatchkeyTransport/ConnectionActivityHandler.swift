@@ -9,11 +9,11 @@ import NIOHTTP1
 /// It sits right after the HTTP/1 request decoder, where requests arrive as parts and responses leave
 /// as parts; pipelined requests are counted, so a connection answering one request while the next one
 /// arrives stays `answering`.
-final class ConnectionActivityHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundIn = HTTPServerResponsePart
-    typealias OutboundOut = HTTPServerResponsePart
+package final class ConnectionActivityHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPServerRequestPart
+    package typealias InboundOut = HTTPServerRequestPart
+    package typealias OutboundIn = HTTPServerResponsePart
+    package typealias OutboundOut = HTTPServerResponsePart
 
     private let connection: ConnectionLimiter.Connection?
     private let head: RequestHeadDeadlineHandler.HeadProgress?
@@ -22,12 +22,12 @@ final class ConnectionActivityHandler: ChannelDuplexHandler, RemovableChannelHan
     /// A head came and its end has not.
     private var receiving = false
 
-    init(connection: ConnectionLimiter.Connection?, head: RequestHeadDeadlineHandler.HeadProgress?) {
+    package init(connection: ConnectionLimiter.Connection?, head: RequestHeadDeadlineHandler.HeadProgress?) {
         self.connection = connection
         self.head = head
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
             head?.headCompleted()
@@ -43,7 +43,7 @@ final class ConnectionActivityHandler: ChannelDuplexHandler, RemovableChannelHan
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if case .end = unwrapOutboundIn(data), answering > 0 {
             answering -= 1
             if answering == 0, !receiving { head?.awaitingHead = true }

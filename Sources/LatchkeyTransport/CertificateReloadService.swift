@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyRuntime
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -11,20 +12,26 @@ import UnixSignals
 /// The signal handler is installed when `buildApplication` makes the sequence, before the server
 /// listens, so a SIGHUP that comes as soon as the server answers is not the default action (the process
 /// would end). Only a server with `--tls-cert` traps SIGHUP.
-struct CertificateReloadService: Service {
-    let certificate: ServerCertificate
-    let signals: UnixSignalsSequence
-    let logger: Logger
+package struct CertificateReloadService: Service {
+    package let certificate: ServerCertificate
+    package let signals: UnixSignalsSequence
+    package let logger: Logger
 
-    func run() async throws {
+    package init(certificate: ServerCertificate, signals: UnixSignalsSequence, logger: Logger) {
+        self.certificate = certificate
+        self.signals = signals
+        self.logger = logger
+    }
+
+    package func run() async throws {
         for await _ in signals.cancelOnGracefulShutdown() {
             reload()
         }
     }
 
     /// One reload and its log line.
-    func reload() {
-        do throws(ServerConfiguration.Invalid) {
+    package func reload() {
+        do throws(InvalidSetting) {
             let (previous, now) = try certificate.reload()
             logger.info("TLS certificate reloaded", metadata: [
                 "serial": "\(now.serial)", "previous_serial": "\(previous.serial)",
@@ -38,7 +45,7 @@ struct CertificateReloadService: Service {
         }
     }
 
-    static func timestamp(_ date: Date) -> String {
+    package static func timestamp(_ date: Date) -> String {
         ISO8601DateFormatter().string(from: date)
     }
 }

@@ -5,17 +5,17 @@ import NIOHTTP1
 /// and over TLS (`HTTPSChannel`) alike, all around NIO's request decoder: the JSON answer to a malformed
 /// head, the body deadline, the connection's activity reports to the `ConnectionLimiter`, and the
 /// first-byte-to-end-of-head deadline (which reads bytes before the decoder: decrypted ones over TLS).
-struct HTTP1Protections {
-    let connection: ConnectionLimiter.Connection?
+package struct HTTP1Protections {
+    package let connection: ConnectionLimiter.Connection?
     /// How long a request's body may take to arrive after its head (see `RequestDeadlineHandler`).
-    let bodyDeadline: TimeAmount?
+    package let bodyDeadline: TimeAmount?
     /// How long a request head may take to arrive after its first byte (see `RequestHeadDeadlineHandler`).
-    let headDeadline: TimeAmount?
+    package let headDeadline: TimeAmount?
     /// Whether the hand-written 400 for a malformed head carries HSTS (the connection is TLS).
-    var strictTransportSecurity = false
+    package var strictTransportSecurity = false
 
     /// Adds them to a pipeline Hummingbird's `HTTP1Channel` has set up; on the channel's event loop.
-    func add(to pipeline: ChannelPipeline.SynchronousOperations) throws {
+    package func add(to pipeline: ChannelPipeline.SynchronousOperations) throws {
         let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
         if let bodyDeadline {
             try pipeline.addHandler(RequestDeadlineHandler(limit: bodyDeadline), position: .after(decoder))
