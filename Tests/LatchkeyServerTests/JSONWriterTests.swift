@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyAPI
 import Testing
 import WebAuthn
 @testable import LatchkeyServer

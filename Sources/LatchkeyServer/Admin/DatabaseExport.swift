@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyAPI
 import LatchkeyDatabase
 import Logging
 import SQLKit

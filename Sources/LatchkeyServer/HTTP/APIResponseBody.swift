@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyAPI
 
 /// A value Latchkey's API answers with. It writes itself as the response — JSON in the API's one style
 /// (`JSONResponse`), `Cache-Control: no-store`, 200 — so a handler returns the value and never builds a

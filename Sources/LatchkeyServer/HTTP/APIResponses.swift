@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import LatchkeyAPI
 import WebAuthn
 
 // Response bodies of the HTTP API about ceremonies and the account, each with how it writes itself

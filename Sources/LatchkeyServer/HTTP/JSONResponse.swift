@@ -68,3 +68,16 @@ extension APIError: HTTPResponseError {
         return response
     }
 }
+
+extension ErrorBody: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("error") { json in
+                json.object { json in
+                    json.member("code", error.code)
+                    json.member("message", error.message)
+                }
+            }
+        }
+    }
+}

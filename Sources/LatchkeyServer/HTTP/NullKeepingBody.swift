@@ -1,3 +1,5 @@
+import LatchkeyAPI
+
 /// A response body whose every property is always written, `null` when it has no value — the API's
 /// documents list such members as required and nullable, where a synthesized `Encodable` would leave
 /// them out. The members are the stored properties, read by reflection: these are the operator's and the

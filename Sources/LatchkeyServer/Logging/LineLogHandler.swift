@@ -1,4 +1,5 @@
 import Glibc
+import LatchkeyAPI
 import Logging
 import NIOConcurrencyHelpers
 

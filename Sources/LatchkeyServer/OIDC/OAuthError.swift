@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import LatchkeyAPI
 import NIOCore
 
 /// The OAuth 2.0 / OpenID Connect protocol's own errors. The protocol fixes their shape — `{"error":

@@ -1,3 +1,5 @@
+import LatchkeyAPI
+
 /// `/.well-known/openid-configuration` (OpenID Connect Discovery 1.0 §3): every endpoint under the issuer,
 /// and exactly what this provider supports — relying parties configure themselves from it, so a value
 /// listed here that the provider refused would break them.

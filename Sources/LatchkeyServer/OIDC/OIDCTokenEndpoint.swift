@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import LatchkeyAPI
 import WebAuthn
 
 /// The token endpoint (RFC 6749 §3.2, Core §3.1.3): an authorization code, or a refresh token, for an

@@ -1,3 +1,5 @@
+import LatchkeyAPI
+
 /// The claims about a person that the granted scopes release (Core §5.4): `profile` → `name` (the display
 /// name) and `preferred_username`; `email` → `email` and `email_verified`; `groups` → `groups`. The same
 /// in the id_token and at the UserInfo endpoint; `sub` is always there.

@@ -1,4 +1,5 @@
 import Foundation
+import LatchkeyAPI
 
 /// One entry of the audit trail (`audit_events`): what happened to which account, who did it, and from
 /// where. The trail is append-only, and each entry is written in the transaction of the change it

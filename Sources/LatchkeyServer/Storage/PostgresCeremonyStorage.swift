@@ -1,3 +1,4 @@
+import LatchkeyAPI
 import LatchkeyDatabase
 import SQLKit
 
