@@ -7,6 +7,7 @@ import LatchkeyAPI
 /// `oidc.grant_revoked` with the person as actor).
 struct AccountAppsController: Sendable {
     let store: Store
+    let accounts: AccountService
     let trustForwardedFor: Bool
     let now: @Sendable () -> Date
 
@@ -20,10 +21,7 @@ struct AccountAppsController: Sendable {
             let caller = try context.signedInCaller()
             let clientId = try context.parameters.require("clientId")
             let origin = AuditOrigin(request, context: context, actor: "person", trustForwardedFor: trustForwardedFor)
-            let at = now()
-            let revoked = try await store.revokeOIDCApp(accountId: caller.accountId, clientId: clientId, at: at) { name in
-                origin.event(.oidcGrantRevoked, at: at, account: caller.accountId, detail: ["client": .text(clientId), "clientName": .text(name)])
-            }
+            let revoked = try await accounts.revokeApp(accountId: caller.accountId, clientId: clientId, origin: origin)
             guard revoked else { throw APIError(.unknownApp, "This app has no access to your account.") }
             return NoContent()
         }

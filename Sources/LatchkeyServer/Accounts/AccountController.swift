@@ -9,7 +9,8 @@ struct AccountController: Sendable {
     let sessions: SessionService
     let configuration: ServerConfiguration
     let providers: PasskeyProviders
-    let now: @Sendable () -> Date
+    /// Every change goes through it; the controller reads the store (docs/ARCHITECTURE.md §8).
+    let accounts: AccountService
 
     /// The routes, for the router's `/api` group, behind `signedIn` (the authentication middleware,
     /// required): every handler acts for the caller it put into the context.
@@ -62,26 +63,14 @@ struct AccountController: Sendable {
         let displayName = try body.displayName.map { try InputRules.displayName($0) }
         let credo = try body.credo.map(InputRules.credo)
         let username = try body.username.map { name throws(APIError) in try InputRules.username(name) }
-        var detail = AuditDetail.changed(displayName: displayName, credo: credo)
-        var profile: [Store.ProfileChange] = []
-        if !username.isKept {
-            profile.append(.username(username.value))
-            detail = AuditDetail.changed(displayName: displayName, credo: credo, username: true)
-        }
-        let event = origin.event(.accountUpdated, at: now(), account: caller.accountId, detail: detail)
-        let account: AccountRecord?
-        do {
-            account = try await store.updateAccount(
-                id: caller.accountId, displayName: displayName, credo: credo, profile: profile, now: event.at, event: event)
-        } catch Store.Failure.duplicate {
-            throw AdminService.usernameTaken
-        }
+        let account = try await accounts.update(
+            accountId: caller.accountId, displayName: displayName, credo: credo, username: username, origin: origin)
         guard let account else { throw APIError.notAuthenticated }
         return try await details(account)
     }
 
     func delete(_ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> NoContent {
-        try await store.deleteAccount(id: caller.accountId, event: origin.event(.accountDeleted, at: now(), account: caller.accountId))
+        try await accounts.delete(accountId: caller.accountId, origin: origin)
         return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
     }
 
@@ -132,8 +121,7 @@ struct AccountController: Sendable {
         let credentialId = try Self.credentialId(id)
         let body = try await RequestBody.decode(RenamePasskeyRequest.self, from: request)
         let name = try InputRules.passkeyName(body.name)
-        let event = origin.event(.passkeyRenamed, at: now(), account: caller.accountId, credential: credentialId, detail: ["name": .text(name)])
-        guard let renamed = try await store.renameCredential(id: credentialId, accountId: caller.accountId, name: name, event: event) else {
+        guard let renamed = try await accounts.renamePasskey(id: credentialId, accountId: caller.accountId, name: name, origin: origin) else {
             throw APIError.unknownPasskey
         }
         return PasskeyJSON(renamed, providers: try await providers.completed(for: [renamed.aaguid], from: store), androidApps: configuration.androidApps)
@@ -141,9 +129,8 @@ struct AccountController: Sendable {
 
     func remove(id: String?, _ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> NoContent {
         let credentialId = try Self.credentialId(id)
-        let outcome = try await store.deleteCredential(
-            id: credentialId, accountId: caller.accountId, keepingSession: SessionToken.hash(of: caller.token),
-            event: origin.event(.passkeyRemoved, at: now(), account: caller.accountId, credential: credentialId))
+        let outcome = try await accounts.removePasskey(
+            id: credentialId, accountId: caller.accountId, keepingSession: SessionToken.hash(of: caller.token), origin: origin)
         switch outcome {
         case .deleted: return NoContent()
         case .notFound: throw APIError.unknownPasskey

@@ -192,9 +192,9 @@ public struct Latchkey: Sendable {
             approvals: DeviceApprovalService(store: store, ceremonies: ceremonies, now: now), trustForwardedFor: configuration.trustForwardedFor)
             .routes(signedIn: signedIn))
         api.addRoutes(EmailController(email: email, trustForwardedFor: configuration.trustForwardedFor).routes(signedIn: signedIn))
-        api.addRoutes(AccountController(store: store, sessions: sessions, configuration: configuration, providers: providers, now: now)
+        api.addRoutes(AccountController(store: store, sessions: sessions, configuration: configuration, providers: providers, accounts: AccountService(store: store, now: now))
             .routes(signedIn: signedIn))
-        api.addRoutes(AccountAppsController(store: store, trustForwardedFor: configuration.trustForwardedFor, now: now).routes(signedIn: signedIn))
+        api.addRoutes(AccountAppsController(store: store, accounts: AccountService(store: store, now: now), trustForwardedFor: configuration.trustForwardedFor, now: now).routes(signedIn: signedIn))
         let tokens = TokenController(
             issuer: issuer, sessionTokens: configuration.accessTokens, sessions: sessions, introspectionSecret: configuration.introspectionSecret, trustForwardedFor: configuration.trustForwardedFor)
         api.addRoutes(tokens.routes(signedIn: signedIn))

@@ -166,9 +166,8 @@ struct PassKeysDemoController: Sendable {
         }
         let displayName = try query["displayName"].map { try InputRules.displayName($0) }
         let credo = try query["credo"].map(InputRules.credo)
-        let event = origin.event(.accountUpdated, at: now(), account: caller.accountId, detail: .changed(displayName: displayName, credo: credo))
-        guard let account = try await store.updateAccount(
-            id: caller.accountId, displayName: displayName, credo: credo, now: event.at, event: event)
+        guard let account = try await AccountService(store: store, now: now).update(
+            accountId: caller.accountId, displayName: displayName, credo: credo, origin: origin)
         else {
             throw APIError.notAuthenticated
         }
@@ -184,7 +183,7 @@ struct PassKeysDemoController: Sendable {
     /// The account, its passkeys and every session go. (The passkey stays on the device, as the app says.)
     func delete(_ request: Request, origin: AuditOrigin) async throws -> Response {
         let caller = try await requireCaller(request)
-        try await store.deleteAccount(id: caller.accountId, event: origin.event(.accountDeleted, at: now(), account: caller.accountId))
+        try await AccountService(store: store, now: now).delete(accountId: caller.accountId, origin: origin)
         return try JSONResponse.make(.ok, PassKeysDemoDone())
     }
 

@@ -204,11 +204,8 @@ struct OIDCController: Sendable {
             return OAuthError(.unauthorizedClient, "This token was not issued to this client.").response
         }
         if let grant {
-            let date = provider.now()
             let origin = AuditOrigin(request, context: context, actor: "client", trustForwardedFor: configuration.trustForwardedFor)
-            try await provider.store.revokeOIDCGrant(grant, at: date, events: [
-                origin.event(.oidcGrantRevoked, at: date, account: grant.accountId, detail: OIDCTokenEndpoint.detail(client)),
-            ])
+            try await provider.revoke(grant, by: client, origin: origin)
         }
         return Response(status: .ok, headers: [.cacheControl: "no-store"])
     }
@@ -278,12 +275,8 @@ struct OIDCController: Sendable {
         guard confirmedByHint || body.confirmed == true else {
             return APIReply(body: LogoutReply(confirm: true, client: client))
         }
-        let date = provider.now()
         let origin = AuditOrigin(request, context: context, actor: "person", trustForwardedFor: configuration.trustForwardedFor)
-        var detail: AuditDetail = [:]
-        if let found = asked.client { detail = OIDCTokenEndpoint.detail(found) }
-        try await provider.store.endSessionForOIDCLogout(
-            sessionHash: SessionToken.hash(of: caller.token), at: date, events: [origin.event(.oidcLogout, at: date, account: caller.accountId, detail: detail)])
+        try await provider.endSession(token: caller.token, accountId: caller.accountId, client: asked.client, origin: origin)
         return APIReply(
             headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)],
             body: LogoutReply(redirect: asked.redirect, signedOut: asked.redirect == nil ? true : nil, client: client))

@@ -121,4 +121,23 @@ struct OIDCProvider: Sendable {
             consent: consentGiven, events: events)
         return .redirect(OIDCAuthorizationRequest.redirect(to: request.redirectURI, [("code", code)], state: request.state, issuer: settings.issuer))
     }
+
+    // MARK: What the controller's routes change (it reads the store; writes come here)
+
+    /// A token revoked by the client it was issued to (RFC 7009): its grant and every token of it end.
+    func revoke(_ grant: OIDCGrantRecord, by client: OIDCClientRecord, origin: AuditOrigin) async throws {
+        let date = now()
+        try await store.revokeOIDCGrant(grant, at: date, events: [
+            origin.event(.oidcGrantRevoked, at: date, account: grant.accountId, detail: OIDCTokenEndpoint.detail(client)),
+        ])
+    }
+
+    /// RP-initiated logout: the person's session ends (and with it the grants it gave), audited with the
+    /// client that asked, when one did.
+    func endSession(token: String, accountId: String, client: OIDCClientRecord?, origin: AuditOrigin) async throws {
+        let date = now()
+        let detail: AuditDetail = client.map(OIDCTokenEndpoint.detail) ?? [:]
+        try await store.endSessionForOIDCLogout(
+            sessionHash: SessionToken.hash(of: token), at: date, events: [origin.event(.oidcLogout, at: date, account: accountId, detail: detail)])
+    }
 }

@@ -32,6 +32,12 @@ struct SessionService: Sendable {
 
     /// Ends the session of `token`. A holder's log-out is audited (`session.ended`) as coming from
     /// `origin`; a session replaced by a new sign-in (`origin` nil) is not an event of its own.
+    /// Records that an access token was issued for the caller's session (`access_token.issued`: when and
+    /// for how long, never the token).
+    func recordAccessTokenIssued(accountId: String, expiresIn: Int, origin: AuditOrigin) async throws {
+        try await store.record(origin.event(.accessTokenIssued, at: now(), account: accountId, detail: ["expiresIn": .number(expiresIn)]))
+    }
+
     func revoke(_ token: String, origin: AuditOrigin?) async throws {
         let at = now()
         var event: (@Sendable (String) -> AuditEvent)?

@@ -85,8 +85,7 @@ struct TokenController: Sendable {
         guard let issuer, sessionTokens else { throw Self.notEnabled("Access tokens") }
         guard let session = try await sessions.details(for: caller.token) else { throw APIError.notAuthenticated }
         let (token, expiresIn) = try await issuer.issue(for: session)
-        try await sessions.store.record(origin.event(
-            .accessTokenIssued, at: sessions.now(), account: caller.accountId, detail: ["expiresIn": .number(expiresIn)]))
+        try await sessions.recordAccessTokenIssued(accountId: caller.accountId, expiresIn: expiresIn, origin: origin)
         return TokenResponse(access_token: token, token_type: "Bearer", expires_in: expiresIn)
     }
 
