@@ -17,6 +17,7 @@ struct AuditTrailTests {
     @Test("access tokens past 20 an hour are issued but not written; a change always is; the next hour writes again; another account is not affected")
     func routineCap() async throws {
         let limit = try #require(AuditEvent.Kind.accessTokenIssued.routinePerHour)
+        #expect(limit == 20, "the cap of refused logins (S4-14)")
         let clock = TestClock()
         try await TestServer.withApplication(TestServer.configuration { $0.accessTokens = true }, now: { clock.now }) { api, application in
             let key = try await OIDCClientFactsTests.adminKey(application.store, scope: .read)
