@@ -72,24 +72,12 @@ struct AdminClientTests {
         }
     }
 
-    /// Redirect URIs no client may have, with the words of the rule the refusal must name.
+    /// One redirect URI for each rule (`OIDCClientRulesTests` tries every form against the rules; here
+    /// the admin API must apply them), with the words the refusal must name.
     static let badRedirectURIs: [(uri: String, rule: String)] = [
-        ("http://grafana.example.com/cb", "http on a host other than localhost"),
-        ("http://127.0.0.2/cb", "http on a host other than localhost"),
-        ("http://localhost.example.com/cb", "http on a host other than localhost"),
-        ("https://a.example/cb#fragment", "fragment"),
-        ("https://a.example/cb#", "fragment"),
-        ("https://user@a.example/cb", "user name or password"),
-        ("https://user:password@a.example/cb", "user name or password"),
-        ("/oauth/callback", "not an absolute URI"),
-        ("https:///cb", "must name a host"),
-        ("https://a.example/c b", "percent-encoded"),
-        ("https://exämple.com/cb", "percent-encoded"),
-        ("https://a.example\\@evil.example/", "percent-encoded"),
-        ("javascript:alert(1)", "nobody's callback"),
-        ("data:text/html,hello", "nobody's callback"),
-        ("file:///etc/passwd", "nobody's callback"),
-        ("", "1 to 2048 bytes"),
+        ("http://grafana.example.com/cb", "http on a host other than localhost"), ("https://a.example/cb#fragment", "fragment"),
+        ("https://user:password@a.example/cb", "user name or password"), ("/oauth/callback", "not an absolute URI"),
+        ("https:///cb", "must name a host"), ("https://a.example/c b", "percent-encoded"), ("javascript:alert(1)", "nobody's callback"),
         ("https://a.example/" + String(repeating: "x", count: 2048), "1 to 2048 bytes"),
     ]
 
