@@ -7,7 +7,7 @@ and the relay, counted — not "I/O on closed channel" tried three times — and
 its CA.
 
 The in-process counterpart, with a relay whose handshake breaks, is
-Tests/LatchkeyServerTests/SMTPStartTLSTests.swift."""
+Tests/LatchkeyServerTests/Mail/SMTPStartTLSTests.swift."""
 import pathlib
 import re
 import sys

@@ -9,7 +9,7 @@ import Testing
 /// documented, and each is documented under the status the server sends it with (issue 28).
 @Suite("Error catalogue")
 struct ErrorCatalogueTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..").standardized
 
     /// The served document (`scripts/openapi-json` writes it from openapi.yaml; `OpenAPITests` holds them equal).
     static func document() throws -> [String: Any] {

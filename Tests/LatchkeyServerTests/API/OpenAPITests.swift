@@ -8,7 +8,7 @@ import Testing
 /// document is schemathesis's job (Tests/OpenAPI); that the JSON is the YAML, too (Swift has no YAML parser).
 @Suite("The OpenAPI document")
 struct OpenAPITests {
-    static let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../openapi.yaml")
+    static let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../openapi.yaml")
 
     @Test("GET /openapi.yaml is openapi.yaml, byte for byte, with an ETag that revalidates")
     func yaml() async throws {

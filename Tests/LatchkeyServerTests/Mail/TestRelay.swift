@@ -40,10 +40,12 @@ final class TestRelay: Sendable {
     var messages: [Message] { record.withLockedValue { $0.messages } }
 
     /// `requireTLS`: MAIL FROM is refused (530) until STARTTLS, as Postfix's `smtpd_tls_security_level = encrypt`.
-    /// `hangUpOn`: a command (`MAIL`, …) the relay answers by closing the connection.
+    /// `hangUpOn`: a command (`MAIL`, …) the relay answers by closing the connection. `replies`: commands
+    /// answered with another reply (`["RCPT": "550 5.1.1 no such user"]`). Both only on the first
+    /// `misbehaving` connections; the later ones are served as usual.
     init(
-        host: String = "127.0.0.1", startTLS: StartTLS, requireTLS: Bool = true, hangUpOn: String? = nil,
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+        host: String = "127.0.0.1", startTLS: StartTLS, requireTLS: Bool = true, hangUpOn: String? = nil, replies: [String: String] = [:],
+        misbehaving: Int = .max, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws {
         let record = NIOLockedValueBox(Record())
         channel = try await ServerBootstrap(group: group)
@@ -51,7 +53,8 @@ final class TestRelay: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(CRLFLineDecoder()))
-                    try channel.pipeline.syncOperations.addHandler(TestRelaySession(startTLS: startTLS, requireTLS: requireTLS, hangUpOn: hangUpOn, record: record))
+                    try channel.pipeline.syncOperations.addHandler(TestRelaySession(
+                        startTLS: startTLS, requireTLS: requireTLS, hangUpOn: hangUpOn, replies: replies, misbehaving: misbehaving, record: record))
                 }
             }
             .bind(host: host, port: 0).get()
@@ -71,19 +74,31 @@ private final class TestRelaySession: ChannelInboundHandler {
     private let startTLS: TestRelay.StartTLS
     private let requireTLS: Bool
     private let hangUpOn: String?
+    private let replies: [String: String]
+    private let misbehaving: Int
     private let record: NIOLockedValueBox<TestRelay.Record>
     private var encrypted = false
     private var data: [String]?
+    /// This connection's number, from 1: it misbehaves when it is at most `misbehaving`.
+    private var number = 0
 
-    init(startTLS: TestRelay.StartTLS, requireTLS: Bool, hangUpOn: String?, record: NIOLockedValueBox<TestRelay.Record>) {
+    init(
+        startTLS: TestRelay.StartTLS, requireTLS: Bool, hangUpOn: String?, replies: [String: String], misbehaving: Int,
+        record: NIOLockedValueBox<TestRelay.Record>
+    ) {
         self.startTLS = startTLS
         self.requireTLS = requireTLS
         self.hangUpOn = hangUpOn
+        self.replies = replies
+        self.misbehaving = misbehaving
         self.record = record
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        record.withLockedValue { $0.connections += 1 }
+        number = record.withLockedValue { record in
+            record.connections += 1
+            return record.connections
+        }
         send("220 relay.latchkey.test ESMTP test relay", context: context)
         context.fireChannelActive()
     }
@@ -103,9 +118,15 @@ private final class TestRelaySession: ChannelInboundHandler {
             return
         }
         let verb = line.prefix(while: { $0 != " " && $0 != ":" }).uppercased()
-        if verb == hangUpOn {
-            context.close(promise: nil)
-            return
+        if number <= misbehaving {
+            if verb == hangUpOn {
+                context.close(promise: nil)
+                return
+            }
+            if let reply = replies[verb] {
+                send(reply, context: context)
+                return
+            }
         }
         switch verb {
         case "EHLO":
