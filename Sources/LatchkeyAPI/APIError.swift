@@ -66,4 +66,18 @@ package struct APIError: Error, Sendable, Equatable {
     package static let internalError = APIError(.internalError, "The server could not complete this request.")
     package static let databaseUnavailable = APIError(
         .databaseUnavailable, "The database cannot be reached right now; nothing was changed. Try again in a few seconds.")
+    // The refusals more than one feature sends (they were constants on AdminService, RecoveryService,
+    // EmailService and DeviceApprovalService, so that accounts and recovery reached into admin for theirs).
+    package static let unknownAccount = APIError(.unknownAccount, "There is no account with this id.")
+    package static let usernameTaken = APIError(.usernameTaken, "Another account has this username (username); choose another.")
+    package static let unknownClient = APIError(.unknownClient, "There is no OpenID Connect client with this id (latchkey admin clients list).")
+    package static let invalidRecoveryCode = APIError(
+        .invalidRecoveryCode, "This recovery code cannot be used: it may be mistyped, expired, already used or revoked. Ask for a new one.")
+    package static let mailOff = APIError(.notEnabled, "This server sends no email (it was started without --smtp-url).")
+    package static let recoveryByEmailOff = APIError(.notEnabled, "This server does not send recovery links by email (--recovery-email is off).")
+    package static let unusableEmailLink = APIError(
+        .unknownEmailToken,
+        "This confirmation link cannot be used: it may have expired, been used or replaced by a newer one, or belong to another account. Ask for a new one.")
+    package static let unknownDeviceRequest = APIError(
+        .unknownDeviceRequest, "There is no pending sign-in request with this code; it may have expired (they last 5 minutes).")
 }

@@ -27,7 +27,7 @@ struct AccountService: Sendable {
         do {
             return try await store.updateAccount(id: accountId, displayName: displayName, credo: credo, profile: profile, now: event.at, event: event)
         } catch Store.Failure.duplicate {
-            throw AdminService.usernameTaken
+            throw APIError.usernameTaken
         }
     }
 

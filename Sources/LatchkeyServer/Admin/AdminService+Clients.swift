@@ -7,8 +7,6 @@ import LatchkeyAPI
 /// `clientName`) in its own transaction, and makes this instance's `OIDCClientFacts` read the clients
 /// again (the JWKS's RSA keys, the web origins CORS allows).
 extension AdminService {
-    static let unknownClient = APIError(.unknownClient, "There is no OpenID Connect client with this id (latchkey admin clients list).")
-
     func clients() async throws -> [OIDCClientJSON] {
         try await store.oidcClients().map(OIDCClientJSON.init)
     }
@@ -62,7 +60,7 @@ extension AdminService {
             var detail: AuditDetail = ["client": .text(clientId), "clientName": .text(clientName), "fields": .text(fields)]
             if let revoked { detail.members.append(("grantsRevoked", .number(revoked))) }
             return origin.event(.oidcClientUpdated, at: at, account: nil, detail: detail)
-        }) else { throw Self.unknownClient }
+        }) else { throw APIError.unknownClient }
         await clientFacts?.forget()
         return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret, grantsRevoked: secretChanged ? revoked : nil)
     }
@@ -86,7 +84,7 @@ extension AdminService {
                 "client": .text(clientId), "clientName": .text(clientName), "grantsRevoked": .number(revoked),
             ])
         }) else {
-            throw Self.unknownClient
+            throw APIError.unknownClient
         }
         await clientFacts?.forget()
         return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret, grantsRevoked: revoked)
@@ -96,12 +94,12 @@ extension AdminService {
     func removeClient(id: String, origin: AuditOrigin) async throws {
         let client = try await record(id: id)
         let event = origin.event(.oidcClientRemoved, at: now(), account: nil, detail: ["client": .text(client.id), "clientName": .text(client.name)])
-        guard try await store.deleteOIDCClient(id: id, event: event) else { throw Self.unknownClient }
+        guard try await store.deleteOIDCClient(id: id, event: event) else { throw APIError.unknownClient }
         await clientFacts?.forget()
     }
 
     private func record(id: String) async throws -> OIDCClientRecord {
-        guard let client = try await store.oidcClient(id: id) else { throw Self.unknownClient }
+        guard let client = try await store.oidcClient(id: id) else { throw APIError.unknownClient }
         return client
     }
 }

@@ -10,18 +10,16 @@ extension AdminService {
         guard !request.isEmpty else {
             throw APIError(.invalidField, "Send username, email, emailVerified or groups (null removes a username or an email).")
         }
-        guard let profile = try await store.accountProfile(id: accountId) else { throw Self.unknownAccount }
+        guard let profile = try await store.accountProfile(id: accountId) else { throw APIError.unknownAccount }
         let changes = try Self.profileChanges(request, current: profile)
         let event = origin.event(.accountUpdated, at: now(), account: accountId, detail: ["fields": .text(Self.fieldNames(request))])
         do {
-            guard try await store.changeProfile(accountId: accountId, changes, at: event.at, event: event) else { throw Self.unknownAccount }
+            guard try await store.changeProfile(accountId: accountId, changes, at: event.at, event: event) else { throw APIError.unknownAccount }
         } catch Store.Failure.duplicate {
-            throw Self.usernameTaken
+            throw APIError.usernameTaken
         }
         return try await account(id: accountId)
     }
-
-    static let usernameTaken = APIError(.usernameTaken, "Another account has this username (username); choose another.")
 
     /// The store's changes for a request, each field checked by its rule.
     static func profileChanges(_ request: AccountProfileRequest, current: AccountProfile) throws(APIError) -> [Store.ProfileChange] {

@@ -44,7 +44,7 @@ struct AdminService: Sendable {
     }
 
     func account(id: String) async throws -> AdminAccountDetailJSON {
-        guard let summary = try await store.accountSummary(id: id, now: now()) else { throw Self.unknownAccount }
+        guard let summary = try await store.accountSummary(id: id, now: now()) else { throw APIError.unknownAccount }
         let credentials = try await store.credentials(accountId: id)
         let providers = try await self.providers.completed(for: credentials.map(\.aaguid), from: store)
         let passkeys = credentials.map { PasskeyJSON($0, providers: providers, androidApps: androidApps) }
@@ -55,8 +55,6 @@ struct AdminService: Sendable {
             emailVerified: profile?.emailVerified ?? false, groups: profile?.groups ?? [], passkeys: passkeys, sessions: sessions)
     }
 
-    static let unknownAccount = APIError(.unknownAccount, "There is no account with this id.")
-
     /// Disables the account: its sessions end and its logins are refused (403 `account_disabled`) until
     /// it is enabled. Disabling a disabled account keeps its first date.
     func disable(accountId: String, origin: AuditOrigin) async throws -> AdminAccountDetailJSON {
@@ -65,7 +63,7 @@ struct AdminService: Sendable {
             let at = now()
             guard try await store.setAccountDisabled(id: accountId, at: at, now: at, event: { ended in
                 origin.event(.accountDisabled, at: at, account: accountId, detail: ["sessionsEnded": .number(ended)])
-            }) else { throw Self.unknownAccount }
+            }) else { throw APIError.unknownAccount }
         }
         return try await account(id: accountId)
     }
@@ -76,7 +74,7 @@ struct AdminService: Sendable {
             let at = now()
             guard try await store.setAccountDisabled(id: accountId, at: nil, now: at, event: { _ in
                 origin.event(.accountEnabled, at: at, account: accountId)
-            }) else { throw Self.unknownAccount }
+            }) else { throw APIError.unknownAccount }
         }
         return try await account(id: accountId)
     }
@@ -84,7 +82,7 @@ struct AdminService: Sendable {
     /// Deletes the account, its passkeys and sessions; its audit trail stays (until retention).
     func delete(accountId: String, origin: AuditOrigin) async throws {
         guard try await store.deleteAccount(id: accountId, event: origin.event(.accountDeleted, at: now(), account: accountId)) else {
-            throw Self.unknownAccount
+            throw APIError.unknownAccount
         }
     }
 

@@ -231,7 +231,7 @@ struct CeremonyService: Sendable {
             throw APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount)
         } catch Store.Failure.recoveryGrantUsed {
             metrics.failed(kind, reason: ErrorCode.invalidRecoveryCode.rawValue)
-            throw RecoveryService.refused
+            throw APIError.invalidRecoveryCode
         } catch Store.Failure.duplicate {
             // §7.1 step 27: a credential id may be registered only once.
             metrics.failed(kind, reason: ErrorCode.credentialExists.rawValue)

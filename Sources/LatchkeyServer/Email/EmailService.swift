@@ -38,11 +38,6 @@ struct EmailService: Sendable {
     /// Accounts one address may recover at once (an operator may have given several the same address).
     static let accountsPerAddress = 5
 
-    static let mailOff = APIError(.notEnabled, "This server sends no email (it was started without --smtp-url).")
-    static let recoveryOff = APIError(.notEnabled, "This server does not send recovery links by email (--recovery-email is off).")
-    static let unusableLink = APIError(
-        .unknownEmailToken,
-        "This confirmation link cannot be used: it may have expired, been used or replaced by a newer one, or belong to another account. Ask for a new one.")
 
     var recoveryByEmail: Bool { mail != nil && configuration.recoveryEmail }
 
@@ -68,7 +63,7 @@ struct EmailService: Sendable {
     /// of mails this hour: then the answer is the same and no mail goes). Setting the verified address
     /// again changes nothing.
     func change(email text: String, caller signedIn: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> AccountEmailJSON {
-        guard let mail else { throw Self.mailOff }
+        guard let mail else { throw APIError.mailOff }
         let address = try Self.address(text)
         try await requireRecentSignIn(signedIn)
         let caller = signedIn.account
@@ -95,13 +90,13 @@ struct EmailService: Sendable {
 
     /// Marks the address verified with the token its link carried, for the account it was made for.
     func verify(token: String, caller signedIn: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> AccountEmailJSON {
-        guard token.utf8.count == 43, let bytes = Base64URL.decode(token), bytes.count == 32 else { throw Self.unusableLink }
+        guard token.utf8.count == 43, let bytes = Base64URL.decode(token), bytes.count == 32 else { throw APIError.unusableEmailLink }
         try await requireRecentSignIn(signedIn)
         let caller = signedIn.account
         let at = now()
         guard let email = try await store.verifyEmail(
             tokenHash: SecretDigest.of(token), accountId: caller.id, at: at, event: origin.event(.emailVerified, at: at, account: caller.id))
-        else { throw Self.unusableLink }
+        else { throw APIError.unusableEmailLink }
         return AccountEmailJSON(email: email, verified: true, mail: mail != nil, recovery: recoveryByEmail)
     }
 
@@ -117,7 +112,7 @@ struct EmailService: Sendable {
     /// Queues the recovery mail for `text`'s address and returns at once, whatever the address: the
     /// caller learns nothing of whether it is known.
     func requestRecovery(email text: String, origin: AuditOrigin) throws {
-        guard recoveryByEmail, let mail else { throw Self.recoveryOff }
+        guard recoveryByEmail, let mail else { throw APIError.recoveryByEmailOff }
         let address = try Self.address(text)
         mail.outbox.enqueue { await sendRecovery(to: address, origin: origin, mail: mail) }
     }

@@ -25,8 +25,6 @@ struct DeviceApprovalService: Sendable {
     static let perRequester = 10
     static let codeLength = 8
 
-    static let unknown = APIError(.unknownDeviceRequest, "There is no pending sign-in request with this code; it may have expired (they last 5 minutes).")
-
     /// The short code a person compares and types: 8 letters of base32, shown as two groups.
     static func code() -> String {
         let letters = RandomBytes.make(codeLength).map { RecoveryCode.alphabet[Int($0) & 31] }
@@ -93,7 +91,7 @@ struct DeviceApprovalService: Sendable {
 
     func find(code: String, caller: AccountRecord) async throws -> DeviceRequestJSON {
         guard let normalized = Self.normalized(code), let request = try await store.liveDeviceRequest(codeHash: SecretDigest.of(normalized), now: now())
-        else { throw Self.unknown }
+        else { throw APIError.unknownDeviceRequest }
         try await checkOwner(of: request, caller: caller)
         return DeviceRequestJSON(request)
     }
@@ -102,7 +100,7 @@ struct DeviceApprovalService: Sendable {
     /// at all (review 4, S4-12).
     private func checkOwner(of request: Store.DeviceRequestRecord, caller: AccountRecord) async throws {
         guard let wanted = request.forUsername else { return }
-        guard try await store.accountProfile(id: caller.id)?.username == wanted else { throw Self.unknown }
+        guard try await store.accountProfile(id: caller.id)?.username == wanted else { throw APIError.unknownDeviceRequest }
     }
 
     /// Options for the confirming assertion: the account's own passkeys, user verification required, a
@@ -112,7 +110,7 @@ struct DeviceApprovalService: Sendable {
     }
 
     func approve(id: String, credential: AuthenticationResponseJSON, caller: AccountRecord, origin: AuditOrigin) async throws {
-        guard let request = try await store.deviceRequest(id: id) else { throw Self.unknown }
+        guard let request = try await store.deviceRequest(id: id) else { throw APIError.unknownDeviceRequest }
         try await checkOwner(of: request, caller: caller)
         try await ceremonies.confirm(credential, accountId: caller.id) { challenge, credentialId, decide in
             let outcome = try await store.approveDeviceRequest(
@@ -122,16 +120,16 @@ struct DeviceApprovalService: Sendable {
                     "address": .text(request.clientAddress ?? "unknown"), "requestedAt": .text(request.createdAt.formatted(.iso8601)),
                 ]),
                 decide: decide)
-            if case .requestGone = outcome { throw Self.unknown }
+            if case .requestGone = outcome { throw APIError.unknownDeviceRequest }
             return outcome
         }
     }
 
     func deny(id: String, caller: AccountRecord, origin: AuditOrigin) async throws {
-        guard let request = try await store.deviceRequest(id: id) else { throw Self.unknown }
+        guard let request = try await store.deviceRequest(id: id) else { throw APIError.unknownDeviceRequest }
         try await checkOwner(of: request, caller: caller)
         guard try await store.denyDeviceRequest(id: id, at: now(), event: origin.event(
             .deviceDenied, at: now(), account: caller.id, detail: ["requestId": .text(id)]))
-        else { throw Self.unknown }
+        else { throw APIError.unknownDeviceRequest }
     }
 }

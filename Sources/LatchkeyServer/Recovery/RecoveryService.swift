@@ -25,14 +25,11 @@ struct RecoveryService: Sendable {
         .invalidField, "ttlSeconds: a recovery grant lives from 5 minutes to 24 hours (a whole number from 300 to 86400 seconds).")
 
     /// The one answer to every code that cannot be exchanged: it says nothing about why.
-    static let refused = APIError(
-        .invalidRecoveryCode, "This recovery code cannot be used: it may be mistyped, expired, already used or revoked. Ask for a new one.")
-
     // MARK: Issuing
 
     func issue(accountId: String, lifetime: TimeInterval, origin: AuditOrigin) async throws -> RecoveryIssuedJSON {
         guard lifetime.isFinite, Self.lifetimes.contains(lifetime) else { throw Self.lifetimeRefusal }
-        guard let account = try await store.account(id: accountId) else { throw AdminService.unknownAccount }
+        guard let account = try await store.account(id: accountId) else { throw APIError.unknownAccount }
         let issuedAt = now()
         for _ in 0..<5 {
             let code = RecoveryCode.generate()
@@ -77,19 +74,19 @@ struct RecoveryService: Sendable {
     /// A restricted session for a valid code. Every refusal is `refused`, whatever the reason; a wrong
     /// secret for a real grant is counted against it (and audited on its account).
     func exchange(code text: String, origin: AuditOrigin) async throws -> RecoveryExchangeJSON {
-        guard let code = RecoveryCode.parse(text), let grant = try await store.recoveryGrant(id: code.id) else { throw Self.refused }
+        guard let code = RecoveryCode.parse(text), let grant = try await store.recoveryGrant(id: code.id) else { throw APIError.invalidRecoveryCode }
         let at = now()
         func refuse(_ reason: String) async throws -> Never {
             try await store.record(origin.event(.recoveryRefused, at: at, account: grant.accountId, detail: [
                 "grantId": .text(grant.id), "reason": .text(reason),
             ]))
-            throw Self.refused
+            throw APIError.invalidRecoveryCode
         }
         guard ConstantTime.equal(code.secretHash, grant.secretHash) else {
-            guard grant.revokedAt == nil, grant.usedAt == nil else { throw Self.refused }  // a dead grant counts nothing more
+            guard grant.revokedAt == nil, grant.usedAt == nil else { throw APIError.invalidRecoveryCode }  // a dead grant counts nothing more
             try await store.failRecoveryGrant(id: grant.id, at: at, limit: Self.attemptLimit, event: origin.event(
                 .recoveryRefused, at: at, account: grant.accountId, detail: ["grantId": .text(grant.id), "reason": .text("wrong_code")]))
-            throw Self.refused
+            throw APIError.invalidRecoveryCode
         }
         guard grant.isOutstanding(at: at), grant.exchangedAt == nil else { try await refuse(grant.state(at: at)) }
         guard let account = try await store.account(id: grant.accountId), account.disabledAt == nil else { try await refuse("account_disabled") }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LatchkeyAPI
 import SoftAuthenticator
 import Testing
 @testable import LatchkeyServer
@@ -55,7 +56,7 @@ struct RecoveryGrantTests {
     /// Whether `reply` is the one refusal: 401 `invalid_recovery_code` with the one sentence.
     static func isTheRefusal(_ reply: APIClient.Reply) -> Bool {
         reply.status == .unauthorized && reply.errorCode == "invalid_recovery_code"
-            && (reply.json?["error"] as? [String: Any])?["message"] as? String == RecoveryService.refused.message
+            && (reply.json?["error"] as? [String: Any])?["message"] as? String == APIError.invalidRecoveryCode.message
     }
 
     @Test("an operator's grant: its code gives a restricted session that adds one passkey, uses the grant up and ends the account's other sessions")
