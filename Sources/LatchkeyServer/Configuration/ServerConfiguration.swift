@@ -143,6 +143,10 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a refresh token (and with it a grant with `offline_access`) lives without being used: each
     /// use rotates it and starts the time again.
     public var oidcRefreshTTL: TimeInterval = 30 * 86400
+    /// Who may make an account (`--signup`, `SignUpPolicy`): nil is `open` without OpenID Connect (the
+    /// first `latchkey serve` lets a newcomer register) and `invite` with it — an identity provider whose
+    /// accounts sign in to every app does not let strangers in by default (`effectiveSignUp`).
+    public var signUp: SignUpPolicy?
     /// Authenticator policy (`AuthenticatorPolicy`): refuse passkeys without attestation (`none`, self);
     /// needs `attestation = direct`, or no authenticator is ever asked for one.
     public var requireAttestation = false
