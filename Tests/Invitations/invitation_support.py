@@ -18,9 +18,10 @@ SIGNUP_CLOSED = "New accounts here are by invitation only: ask the service's ope
 
 
 def admin(server, *arguments, expect=0, env=None):
-    """`latchkey admin ARGUMENTS --database …` on the server's database; the finished process."""
-    result = subprocess.run([BINARY, "admin", *arguments, "--database", server.database], capture_output=True, text=True,
-                            timeout=60, env={**os.environ, **(env or {})})
+    """`latchkey admin ARGUMENTS` on the server's database (given as LATCHKEY_DATABASE: a PostgreSQL URL holds a
+    password); the finished process."""
+    result = subprocess.run([BINARY, "admin", *arguments], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "LATCHKEY_DATABASE": server.database, **(env or {})})
     assert result.returncode == expect, (arguments, result.returncode, result.stdout, result.stderr)
     return result
 
@@ -69,6 +70,11 @@ def join(server, code, display_name="Grace Hopper"):
     status, added = add_passkey(server, session["token"], device)
     assert status == 201, added
     return session["account"]["id"], device
+
+
+def account_count(server):
+    """How many accounts the server's database holds (SQLite or PostgreSQL), as `latchkey admin` lists them."""
+    return len(json.loads(admin(server, "accounts", "list", "--limit", "500", "--json").stdout)["accounts"])
 
 
 def database_bytes(server):

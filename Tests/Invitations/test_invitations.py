@@ -15,11 +15,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 from soft_webauthn import SoftWebauthnDevice
 
-from invitation_support import (REFUSAL, Server, add_passkey, admin, create_account, database_bytes, exchange, invite, join,
-                                login, preview, show)
+from invitation_support import (REFUSAL, Server, account_count, add_passkey, admin, create_account, database_bytes, exchange,
+                                invite, join, login, preview, show)
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
+from backends import serving  # noqa: E402
 from mail_sink import MailSink, body_text  # noqa: E402
+
+import pytest  # noqa: E402
 
 INVITE_ONLY = ("--signup", "invite", "--rate-limit", "0", "--user-verification", "preferred")
 
@@ -212,3 +215,23 @@ def test_no_code_or_restricted_token_is_in_the_database_file():
         raw = database_bytes(server)
         for secret in secrets:
             assert secret.encode() not in raw and secret.lower().encode() not in raw, secret
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_on_sqlite_and_postgresql_one_use_is_one_account(backend):
+    with serving(backend, *INVITE_ONLY) as server:
+        code = invite(server, "--username", "ada", "--group", "staff")["code"]
+        with ThreadPoolExecutor(20) as pool:
+            statuses = list(pool.map(lambda n: exchange(server, code, f"Person {n}"), range(20)))
+        assert sorted(status for status, _ in statuses) == [201] + [401] * 19, statuses
+        session = next(body for status, body in statuses if status == 201)
+        assert add_passkey(server, session["token"], SoftWebauthnDevice())[0] == 201
+        detail = show(server, session["account"]["id"])
+        assert detail["username"] == "ada" and detail["groups"] == ["staff"] and len(detail["passkeys"]) == 1
+        team = invite(server, "--uses", "2")["code"]
+        join(server, team, "Alan")
+        join(server, team, "Barbara")
+        assert exchange(server, team, "Claude")[0] == 401
+        made = create_account(server, "--username", "linus")
+        assert join(server, made["code"], None)[0] == made["account"]["account"]["id"]
+        assert account_count(server) == 4

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import NIOConcurrencyHelpers
 import SoftAuthenticator
 import Testing
 @testable import LatchkeyServer
@@ -232,17 +234,19 @@ struct InvitationTests {
             $0.database = .sqlite(path: path)
             $0.signUp = .invite
         }
-        var secrets: [String] = []
+        let found = NIOLockedValueBox<[String]>([])
         try await InvitationTestFlow.run(configuration) { flow in
             let issued = try await flow.invite(["username": "hedy"])
             let account = try await flow.api.send(.post, "/api/admin/accounts", object: ["username": "joan"], token: flow.adminKey)
             for code in [try InvitationTestFlow.code(issued), try #require(account.json?["code"] as? String)] {
                 let session = try await flow.use(code)
                 let compact = code.replacingOccurrences(of: "-", with: "")
-                secrets += [code, compact, String(compact.dropFirst(5)), session.token, String(session.token.dropFirst(4))]
+                found.withLockedValue { $0 += [code, compact, String(compact.dropFirst(5)), session.token, String(session.token.dropFirst(4))] }
             }
             try await flow.application.store.truncateLog()
         }
+        let secrets = found.withLockedValue { $0 }
+        #expect(secrets.count == 10)
         var bytes = Data()
         for suffix in ["", "-wal"] { bytes += (try? Data(contentsOf: URL(fileURLWithPath: path + suffix))) ?? Data() }
         #expect(bytes.count > 0)

@@ -84,8 +84,9 @@ struct SignUpPolicyTests {
     @Test("invite and closed refuse every way in with 403 signup_closed", arguments: [SignUpPolicy.invite, .closed], waysIn)
     func refused(policy: SignUpPolicy, way: WayIn) async throws {
         try await TestServer.withApplication(Self.configuration(policy)) { (api, application) async throws in
-            let reply = try await way.register(api)
-            #expect(Self.isRefusal(reply), "\(policy) \(way): \(reply.text)")
+            // Refused at the first step: no options for a ceremony that could not finish.
+            let options = try await way.options(api)
+            #expect(Self.isRefusal(options), "\(policy) \(way): \(options.text)")
             let count = try await application.store.connections.withConnection { db in
                 try await db.raw("SELECT count(*) AS n FROM accounts").first()?.decode(column: "n", as: Int.self)
             }
@@ -113,13 +114,12 @@ struct SignUpPolicyTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("latchkey-signup-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        func shared(_ policy: SignUpPolicy) -> ServerConfiguration {
-            var configuration = Self.configuration(policy)
-            configuration.database = .sqlite(path: directory.appendingPathComponent("db.sqlite").path)
-            return configuration
-        }
-        try await TestServer.run(shared(.open)) { openInstance in
-            try await TestServer.run(shared(.invite)) { inviteInstance in
+        var open = Self.configuration(.open)
+        open.database = .sqlite(path: directory.appendingPathComponent("db.sqlite").path)
+        var invite = open
+        invite.signUp = .invite
+        try await TestServer.run(open) { [invite] openInstance in
+            try await TestServer.run(invite) { inviteInstance in
                 let reply = try await way.register(openInstance, finishingOn: inviteInstance)
                 #expect(Self.isRefusal(reply), "\(way): \(reply.text)")
                 // The same options finished where sign-up is open register.
