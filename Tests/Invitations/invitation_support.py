@@ -10,7 +10,7 @@ from soft_webauthn import SoftWebauthnDevice
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
 from latchkey_server import Server  # noqa: E402,F401 (for the suites)
-from soft_webauthn_client import as_json, login, register, unb64url  # noqa: E402,F401
+from soft_webauthn_client import add_passkey, login, refused_everywhere_but_registration, register  # noqa: E402,F401
 
 BINARY = os.environ.get("LATCHKEY_BIN", str(pathlib.Path(__file__).resolve().parents[2] / ".build" / "debug" / "latchkey"))
 REFUSAL = "This invitation cannot be used: it may be mistyped, expired, used up or revoked. Ask for a new one."
@@ -49,17 +49,6 @@ def exchange(server, code, display_name="Grace Hopper"):
     if display_name is not None:
         body["displayName"] = display_name
     return server.call("POST", "/api/invites/exchange", body)
-
-
-def add_passkey(server, token, device):
-    """The add-passkey ceremony with a bearer token: (status, body) of verify, or of options when that failed."""
-    status, options = server.call("POST", "/api/registration/options", {}, token=token)
-    if status != 200:
-        return status, options
-    options["publicKey"]["challenge"] = unb64url(options["publicKey"]["challenge"])
-    options["publicKey"]["user"]["id"] = unb64url(options["publicKey"]["user"]["id"])
-    credential = as_json(device.create(options, server.origin))
-    return server.call("POST", "/api/registration/verify", {"credential": credential}, token=token)
 
 
 def join(server, code, display_name="Grace Hopper"):
