@@ -21,7 +21,7 @@ struct AdminCommand: AsyncParsableCommand {
         var database: String?
         @Option(help: "A latchkey serve configuration file (TOML) to read the database from. Or LATCHKEY_CONFIG.")
         var config: String?
-        @Option(help: "The public origin recovery links start with (default: serve's, from --config or LATCHKEY_ORIGIN).")
+        @Option(help: "The public origin recovery and invitation links start with (default: serve's, from --config or LATCHKEY_ORIGIN).")
         var origin: String?
 
         /// The settings `serve` would run with (`--database`, else the configuration file's, else

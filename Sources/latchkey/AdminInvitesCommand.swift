@@ -15,24 +15,16 @@ extension AdminCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Make an invitation and print its link, once (only its hash is stored).")
             @Option(help: "The account's username (2 to 32 of a-z 0-9 . _ -), promised to the person.") var username: String?
-            @Option(help: "The account's email address (verified once the person uses a link mailed to it).") var email: String?
-            @Option(name: .customLong("group"), help: ArgumentHelp("A group the account is in (repeat for more).", valueName: "group"))
-            var groups: [String] = []
-            @OptionGroup var lifetime: InvitationLifetime
             @Option(help: "How many accounts it makes, one per use (1 to 1000; several only without --username and --email).")
             var uses = 1
-            @Flag(help: "Mail the link to --email (the SMTP server of --config or LATCHKEY_SMTP_URL).") var send = false
+            @OptionGroup var options: InvitationOptions
             @OptionGroup var database: Database
-            @Flag(help: "Print JSON instead of text.") var json = false
 
             func answer(_ console: AdminConsole) async throws -> String {
-                var settings = lifetime.settings
+                var settings = options.settings
                 settings.username = username
-                settings.email = email
-                settings.groups = groups
                 settings.uses = uses
-                settings.send = send
-                return try await console.createInvitation(settings, json: json)
+                return try await console.createInvitation(settings, json: options.json)
             }
         }
 
@@ -57,9 +49,15 @@ extension AdminCommand {
         }
     }
 
-    /// `--ttl`, which `invites create` and `accounts create` share.
-    struct InvitationLifetime: ParsableArguments {
+    /// What `invites create` and `accounts create` share: the account's email and groups, how long the link
+    /// works, whether it is mailed, and `--json`.
+    struct InvitationOptions: ParsableArguments {
+        @Option(help: "The account's email address (verified once the person uses a link mailed to it).") var email: String?
+        @Option(name: .customLong("group"), help: ArgumentHelp("A group the account is in (repeat for more).", valueName: "group"))
+        var groups: [String] = []
         @Option(help: "How long the link works: 5m to 90d (as 30m, 12h, 7d, or seconds).") var ttl = "7d"
+        @Flag(help: "Mail the link to --email (the SMTP server of --config or LATCHKEY_SMTP_URL).") var send = false
+        @Flag(help: "Print JSON instead of text.") var json = false
 
         func validate() throws {
             guard Lifetime.seconds(ttl, within: Self.lifetimes) != nil else {
@@ -72,7 +70,10 @@ extension AdminCommand {
 
         var settings: AdminConsole.InvitationSettings {
             var settings = AdminConsole.InvitationSettings()
+            settings.email = email
+            settings.groups = groups
             settings.ttlSeconds = Lifetime.seconds(ttl, within: Self.lifetimes).map { Int($0) }
+            settings.send = send
             return settings
         }
     }
@@ -85,22 +86,14 @@ extension AdminCommand.Accounts {
         @Option(help: "Its username (2 to 32 of a-z 0-9 . _ -).") var username: String
         @Option(name: .customLong("display-name"), help: "The name it greets the person by (default: the username).")
         var displayName: String?
-        @Option(help: "Its email address (verified once the person uses a link mailed to it).") var email: String?
-        @Option(name: .customLong("group"), help: ArgumentHelp("A group the account is in (repeat for more).", valueName: "group"))
-        var groups: [String] = []
-        @OptionGroup var lifetime: AdminCommand.InvitationLifetime
-        @Flag(help: "Mail the link to --email (the SMTP server of --config or LATCHKEY_SMTP_URL).") var send = false
+        @OptionGroup var options: AdminCommand.InvitationOptions
         @OptionGroup var database: AdminCommand.Database
-        @Flag(help: "Print JSON instead of text.") var json = false
 
         func answer(_ console: AdminConsole) async throws -> String {
-            var settings = lifetime.settings
+            var settings = options.settings
             settings.username = username
             settings.displayName = displayName
-            settings.email = email
-            settings.groups = groups
-            settings.send = send
-            return try await console.createAccount(settings, json: json)
+            return try await console.createAccount(settings, json: options.json)
         }
     }
 }
