@@ -80,6 +80,8 @@ enum ServeSettings {
         .choice("signup", \.signUp,
                 help: "Who may make an account: anyone (open), the holder of an invitation (invite: latchkey admin invites create) or nobody but an operator (closed: latchkey admin accounts create)",
                 default: "invite with --oidc, open otherwise"),
+        .list("signup-domain", \.signUpDomains,
+              help: "A domain whose people may sign up on their own (with --signup invite): they give an address there and a single-use link is mailed to it (needs --smtp-url)"),
         .flag("recovery-ends-sessions", \.recoveryEndsSessions,
               help: "A passkey added through a recovery grant ends every other session of the account (false: only the recovery session)"),
         .text("smtp-url", \.smtpURL,

@@ -144,7 +144,7 @@ public struct Latchkey: Sendable {
 
     /// Invitations, and the accounts operators make with them.
     var invitations: InvitationService {
-        InvitationService(store: store, configuration: configuration, mail: mail?.sender, now: now)
+        InvitationService(store: store, configuration: configuration, mail: mail?.sender, outbox: mail?.outbox, now: now)
     }
 
     /// Email addresses and recovery links by mail.

@@ -75,8 +75,14 @@ struct InvitationPreviewJSON: NullKeepingBody {
 }
 
 /// `GET /api/signup`: who may make an account here (`--signup`), for the page to offer a sign-up form
-/// only where one can work.
+/// only where one can work, and the domains whose people may ask for a link by mail (`--signup-domain`).
 struct SignUpJSON: APIResponseBody {
     let policy: String
     let service: String
+    let domains: [String]
+}
+
+/// `POST /api/signup/email`: the link is on its way (the mail is sent after the answer).
+struct SignUpEmailJSON: APIResponseBody {
+    var status = "sent"
 }

@@ -22,6 +22,8 @@ struct InvitationRecord: Sendable, Equatable {
     var mailedAt: Date? = nil
     var revokedAt: Date? = nil
     var failedAttempts = 0
+    /// Who asked for it by mail (`--signup-domain`: an address, or an IPv6 /64); nil for an operator's.
+    var requester: String? = nil
 
     /// Live: not revoked, not expired at `now`, and with a use left.
     func isOutstanding(at now: Date) -> Bool {
@@ -64,6 +66,7 @@ extension InvitationRecord {
             createdBy: try row.decode(column: "created_by", as: String.self),
             mailedAt: try row.decode(column: "mailed_at", as: Int64?.self).map(Timestamp.date),
             revokedAt: try row.decode(column: "revoked_at", as: Int64?.self).map(Timestamp.date),
-            failedAttempts: try row.decode(column: "failed_attempts", as: Int.self))
+            failedAttempts: try row.decode(column: "failed_attempts", as: Int.self),
+            requester: try row.decode(column: "requester", as: String?.self))
     }
 }

@@ -2,12 +2,23 @@
 enum InvitationSQL {
     static let columns = """
         id, secret_hash, account_id, username, email, group_names, max_uses, uses, created_at, expires_at, created_by, mailed_at, \
-        revoked_at, failed_attempts
+        revoked_at, failed_attempts, requester
         """
     static let insert = StoreStatement("""
-        INSERT INTO invitations (\(columns)) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, NULL, NULL, 0)
+        INSERT INTO invitations (\(columns)) VALUES ($1, $2, $3, $4, $5, $6, $7, 0, $8, $9, $10, NULL, NULL, 0, $11)
         ON CONFLICT (id) DO NOTHING RETURNING id
         """)
+    /// Live invitations someone asked for by mail (`--signup-domain`), of requester $1 ($2: now).
+    static let liveMailedOfRequester = StoreStatement("""
+        SELECT count(*) AS n FROM invitations
+        WHERE requester = $1 AND created_by = 'email' AND uses = 0 AND revoked_at IS NULL AND expires_at > $2
+        """)
+    /// … and of everyone ($1: now).
+    static let liveMailed = StoreStatement("""
+        SELECT count(*) AS n FROM invitations WHERE created_by = 'email' AND uses = 0 AND revoked_at IS NULL AND expires_at > $1
+        """)
+    /// Invitations asked for by mail that were never used and expired before $1: nobody holds their link.
+    static let purgeMailed = StoreStatement("DELETE FROM invitations WHERE created_by = 'email' AND uses = 0 AND expires_at <= $1")
     static let invitation = StoreStatement("SELECT \(columns) FROM invitations WHERE id = $1")
     static let recent = StoreStatement("SELECT \(columns) FROM invitations ORDER BY created_at DESC, id LIMIT $1")
     /// A live invitation that names username $1 ($2: now): the name is promised to its holder.

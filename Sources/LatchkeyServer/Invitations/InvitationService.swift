@@ -16,6 +16,9 @@ struct InvitationService: Sendable {
     let configuration: ServerConfiguration
     /// Sends a link when asked (`send`); nil without `--smtp-url`.
     let mail: MailSender?
+    /// Where a link someone asked for by mail is sent from, off the request (`--signup-domain`); nil in
+    /// `latchkey admin`, which sends in line.
+    var outbox: MailOutbox? = nil
     let now: @Sendable () -> Date
 
     static let lifetimeSeconds: ClosedRange<Int> = 300...(90 * 86_400)

@@ -47,7 +47,47 @@ struct InvitationStore: Sendable {
         try await db.first(StoreQuery(
             InvitationSQL.insert, .text(i.id), .blob(i.secretHash), .text(i.accountId), .text(i.username), .text(i.email),
             .text(OIDCClientRecord.stored(i.groups)), .integer(Int64(i.maxUses)), .milliseconds(i.createdAt), .milliseconds(i.expiresAt),
-            .text(i.createdBy))) != nil
+            .text(i.createdBy), .text(i.requester))) != nil
+    }
+
+    /// What asking for a sign-up link by mail came to.
+    enum MailedOutcome: Sendable, Equatable {
+        case stored
+        /// The address had its share of mails within the window.
+        case addressLimited
+        /// Its requester, or everyone together, holds as many live ones as may be.
+        case busy
+    }
+
+    /// Stores an invitation someone asked for by mail (`--signup-domain`), unless the address had its share
+    /// of mails (logged in `mail_log` with the invitation, no account yet), its requester holds
+    /// `perRequester` live ones or everyone together `liveLimit`: an anonymous caller's rows are bounded in
+    /// number, and `purgeMailed` bounds them in life. A taken id throws `IdTaken`.
+    func insertMailed(
+        _ invitation: InvitationRecord, to address: EmailAddress, limits: Store.MailLimits, perRequester: Int, liveLimit: Int, event: AuditEvent
+    ) async throws -> MailedOutcome {
+        try await connections.transaction { db in
+            let at = invitation.createdAt
+            let hash = Store.addressHash(address)
+            let sent = try await db.first(StoreQuery(SQL.mailSentToAddress, .blob(hash), .milliseconds(at - limits.window)))?
+                .decode(column: "sent", as: Int.self) ?? 0
+            guard sent < limits.perAddress else { return .addressLimited }
+            let mine = try await db.first(StoreQuery(InvitationSQL.liveMailedOfRequester, .text(invitation.requester), .milliseconds(at)))?
+                .decode(column: "n", as: Int.self) ?? 0
+            let all = try await db.first(StoreQuery(InvitationSQL.liveMailed, .milliseconds(at)))?.decode(column: "n", as: Int.self) ?? 0
+            guard mine < perRequester, all < liveLimit else { return .busy }
+            guard try await insert(invitation, on: db) else { throw IdTaken() }
+            try await db.run(StoreQuery(SQL.logMail, .blob(RandomBytes.make(16)), .blob(hash), .text(nil), .text("signup"), .milliseconds(at)))
+            try await store.audit.append([event], on: db)
+            return .stored
+        }
+    }
+
+    /// Forgets the invitations asked for by mail that expired unused before `before`.
+    func purgeMailed(before: Date) async throws {
+        try await connections.withConnection { db in
+            try await db.run(StoreQuery(InvitationSQL.purgeMailed, .milliseconds(before)))
+        }
     }
 
     func invitation(id: String) async throws -> InvitationRecord? {

@@ -22,3 +22,26 @@ extension MailTexts {
         )
     }
 }
+
+extension MailTexts {
+    /// The link someone asked for with this address (`--signup-domain`).
+    static func signUp(service: String, link: String, expiresAt: Date) -> (subject: String, text: String) {
+        (
+            "Make your account at \(service)",
+            """
+            Hello,
+
+            Someone, hopefully you, asked to make an account at \(service) with this address. Open this link \
+            to make it — with a passkey, which your device keeps and unlocks with your fingerprint, face or \
+            screen lock; there is no password:
+
+            \(link)
+
+            The link works once, until \(expiresAt.formatted(.iso8601)). Anyone who can read this message can \
+            use it: do not forward it.
+
+            If it was not you, ignore this message; nothing is made unless the link is used.
+            """
+        )
+    }
+}

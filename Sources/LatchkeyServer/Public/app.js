@@ -80,20 +80,43 @@ function showWelcome({ autofill = false } = {}) {
   if (autofill) startConditionalLogin();
 }
 
-// The sign-up form only where it can work (`--signup open`); otherwise what to do instead. Asked once.
-let signUpPolicy = null;
+// The sign-up form only where it can work (`--signup open`); otherwise what to do instead, and where the
+// people of some domains may sign up by a link mailed to them (`--signup-domain`), that form. Asked once.
+let signUp = null;
 async function showSignUpPolicy() {
-  if (signUpPolicy === null) {
+  if (signUp === null) {
     try {
-      signUpPolicy = (await api("GET", "api/signup", undefined, { anonymous: true })).policy;
+      signUp = await api("GET", "api/signup", undefined, { anonymous: true });
     } catch {
-      signUpPolicy = "open";  // the form says what the server says when it is used
+      signUp = { policy: "open", domains: [] };  // the form says what the server says when it is used
     }
   }
-  const open = signUpPolicy === "open";
+  const open = signUp.policy === "open";
   $("welcome-form").hidden = !open;
   $("signup-closed").hidden = open;
-  document.body.dataset.signup = signUpPolicy;
+  $("signup-email-form").hidden = open || signUp.domains.length === 0;
+  $("signup-domains").textContent = signUp.domains.join(" or ");
+  document.body.dataset.signup = signUp.policy;
+}
+
+async function requestSignUpLink(event) {
+  event.preventDefault();
+  const address = $("signup-email").value.trim();
+  if (!address) {
+    warn(`Type your address at ${signUp?.domains.join(" or ") ?? "your organisation"}.`);
+    $("signup-email").focus();
+    return;
+  }
+  await whileBusy($("signup-email-send"), "Sending…", async () => {
+    try {
+      await api("POST", "api/signup/email", { email: address }, { anonymous: true });
+      $("signup-email").value = "";
+      say(`A link to make your account is on its way to ${address}. Open it in this browser, or on the device that should hold your passkey.`);
+    } catch (e) {
+      warn(explain(e));
+      $("signup-email").focus();
+    }
+  });
 }
 
 function showUnsupported() {
@@ -570,6 +593,7 @@ async function start() {
   $("passkey-name").addEventListener("input", refreshRegisterButton);
   $("passkey-name").addEventListener("focus", () => startConditionalLogin());
   $("welcome-form").addEventListener("submit", register);
+  $("signup-email-form").addEventListener("submit", requestSignUpLink);
   $("login").addEventListener("click", () => logInPressed());
   $("account-form").addEventListener("submit", update);
   $("display-name").addEventListener("input", refreshUpdateButton);

@@ -566,7 +566,8 @@ enum Migrations {
         // as a recovery grant's) and the SHA-256 of the code's secret, never the code; the profile the account
         // gets, how many accounts it may make, and the account it is for when an operator made that account
         // too. Each use is a row: the account it made and the restricted session's tie to it, used up by the
-        // account's first passkey.
+        // account's first passkey. An invitation someone asked for by mail (`--signup-domain`) notes who asked
+        // (an address or an IPv6 /64, as the rate limiter counts them), so that one requester holds a few.
         Migration(
             version: 21,
             summary: "Invitations (hashes only) and their uses: the account each made, and its first passkey."
@@ -587,9 +588,11 @@ enum Migrations {
                     created_by TEXT NOT NULL,
                     mailed_at BIGINT,
                     revoked_at BIGINT,
-                    failed_attempts INTEGER NOT NULL DEFAULT 0)
+                    failed_attempts INTEGER NOT NULL DEFAULT 0,
+                    requester TEXT)
                 """,
                 "CREATE INDEX invitations_by_created ON invitations (created_at)",
+                "CREATE INDEX invitations_by_requester ON invitations (requester, expires_at)",
                 """
                 CREATE TABLE invitation_uses (
                     id TEXT PRIMARY KEY,
