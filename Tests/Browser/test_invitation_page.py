@@ -116,3 +116,43 @@ def test_from_an_invitation_to_an_app(server, browser, width, scheme):
     assert visible(browser, "invite-form").is_displayed()
     accessible(browser, "refused invitation")
     full_page_screenshot(browser, f"invite-3-refused-{width}-{scheme}")
+
+
+def test_a_domains_person_signs_up_by_a_mailed_link(browser):
+    """`--signup-domain`: the welcome view asks for an address at the domain; the link mailed there makes the account."""
+    import re
+    from latchkey_server import Server
+    from mail_sink import MailSink, body_text
+    with MailSink() as smtp, Server("--signup", "invite", "--signup-domain", "example.com", "--smtp-url", smtp.url,
+                                    "--smtp-from", "Latchkey Test <noreply@example.com>", "--rate-limit", "0") as server:
+        emulate(browser, 360, "light")
+        virtual_authenticator(browser)
+        browser.get(server.url + "/")
+        form = visible(browser, "signup-email-form")
+        assert "Have an address at example.com?" in form.text
+        accessible(browser, "welcome view with a sign-up domain")
+        full_page_screenshot(browser, "invite-4-domain-welcome-360-light")
+        field = browser.find_element(By.ID, "signup-email")
+        field.send_keys("eve@elsewhere.org")
+        browser.find_element(By.ID, "signup-email-send").click()
+        text_in(browser, "error", "Only addresses at example.com may sign up here on their own")
+        field.clear()
+        field.send_keys("ada@example.com")
+        browser.find_element(By.ID, "signup-email-send").click()
+        text_in(browser, "status", "A link to make your account is on its way to ada@example.com.")
+        link = re.search(re.escape(server.origin) + r"/invite#[A-Z2-7-]{29}", body_text(smtp.wait(1)[3])).group(0)
+        wait(browser).until(lambda d: json.loads(admin(server, "invites", "list", "--json"))[0]["mailedAt"])
+        browser.get(link)
+        visible(browser, "invite-create-step")
+        assert browser.find_element(By.ID, "invite-email").text == "ada@example.com"
+        assert not browser.find_element(By.ID, "invite-username").is_displayed()
+        name = browser.find_element(By.ID, "invite-name")
+        name.send_keys("Ada Lovelace")
+        browser.find_element(By.ID, "invite-create").click()
+        visible(browser, "invite-done-title")
+        browser.find_element(By.ID, "invite-login").click()
+        visible(browser, "account")
+        text_in(browser, "status", "Signed in as Ada Lovelace.")
+        accounts = json.loads(admin(server, "accounts", "list", "--json"))["accounts"]
+        detail = json.loads(admin(server, "accounts", "show", accounts[0]["id"], "--json"))
+        assert detail["email"] == "ada@example.com" and detail["emailVerified"] is True

@@ -5,18 +5,21 @@ invitation's username, email and groups and signs in; a multi-use invitation mak
 used, expired, revoked, over-guessed and mistyped codes get one answer; of 20 concurrent uses of a one-use
 code one makes an account; an operator's account (`accounts create`) takes its first passkey from its link;
 `--send` mails the link (aiosmtpd) and its use verifies the address; no code is in the database file in any
-form; every step is in the audit trail."""
+form; every step is in the audit trail; with `--signup-domain`, an address at the domain gets a link by mail
+that makes its account, the address verified."""
 import json
 import pathlib
 import re
 import sqlite3
+import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 from soft_webauthn import SoftWebauthnDevice
 
-from invitation_support import (REFUSAL, Server, account_count, add_passkey, admin, create_account, database_bytes, exchange,
-                                invite, join, login, preview, refused_everywhere_but_registration, show)
+from invitation_support import (BINARY, REFUSAL, Server, account_count, add_passkey, admin, create_account, database_bytes,
+                                exchange, invite, join, login, preview, refused_everywhere_but_registration, show)
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
 from backends import serving  # noqa: E402
@@ -224,3 +227,36 @@ def test_on_sqlite_and_postgresql_one_use_is_one_account(backend):
         made = create_account(server, "--username", "linus")
         assert join(server, made["code"], None)[0] == made["account"]["account"]["id"]
         assert account_count(server) == 4
+
+
+def test_a_domains_people_sign_up_by_a_mailed_link():
+    with MailSink() as smtp:
+        with Server(*INVITE_ONLY, "--signup-domain", "example.com", "--smtp-url", smtp.url,
+                    "--smtp-from", "Latchkey Test <noreply@example.com>") as server:
+            assert server.call("GET", "/api/signup") == (200, {"policy": "invite", "service": "Latchkey", "domains": ["example.com"]})
+            status, body = server.call("POST", "/api/signup/email", {"email": "eve@elsewhere.org"})
+            assert status == 403 and body["error"]["code"] == "signup_closed", body
+            assert server.call("POST", "/api/signup/email", {"email": "ada@example.com"}) == (202, {"status": "sent"})
+            _, recipients, _, message = smtp.wait(1)
+            assert recipients == ["ada@example.com"] and message["Subject"] == "Make your account at Latchkey"
+            code = re.search(re.escape(server.origin) + r"/invite#([A-Z2-7]{5}(?:-[A-Z2-7]{5}){4})", body_text(message)).group(1)
+            # Marked mailed once the SMTP server took it: the use then verifies the address.
+            deadline = time.time() + 30
+            while not json.loads(admin(server, "invites", "list", "--json").stdout)[0]["mailedAt"]:
+                assert time.time() < deadline, "never marked mailed"
+                time.sleep(0.05)
+            account, device = join(server, code, "Ada Lovelace")
+            detail = show(server, account)
+            assert detail["email"] == "ada@example.com" and detail["emailVerified"] is True and detail["username"] is None
+            assert login(server, device)[0] == 200
+            assert exchange(server, code)[0] == 401
+            events = json.loads(admin(server, "audit", "--event", "invite.created", "--json").stdout)["events"]
+            assert events[0]["actor"] == "email" and events[0]["accountId"] is None
+    # Refused at start: without a way to mail, and under a policy that takes nobody.
+    for flags, sentence in [(("--signup-domain", "example.com"), "needs --smtp-url"),
+                            (("--signup", "closed", "--signup-domain", "example.com", "--smtp-url", "smtp://127.0.0.1:25",
+                              "--smtp-from", "noreply@example.com"), "--signup closed lets nobody"),
+                            (("--signup-domain", "not a domain", "--smtp-url", "smtp://127.0.0.1:25"), "must be a domain name")]:
+        result = subprocess.run([BINARY, "serve", "--port", "0", "--origin", "http://localhost:1", "--database", "sqlite::memory:", *flags],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2 and sentence in result.stderr, (flags, result.returncode, result.stderr)

@@ -1,4 +1,5 @@
 import Foundation
+import HummingbirdTesting
 import SoftAuthenticator
 import Testing
 @testable import LatchkeyServer
@@ -16,9 +17,9 @@ struct InvitationTestFlow: Sendable {
     /// otherwise) and a write admin key.
     static func run(
         _ configuration: ServerConfiguration = TestServer.configuration { $0.signUp = .invite }, now: @escaping @Sendable () -> Date = { Date() },
-        _ body: @Sendable (InvitationTestFlow) async throws -> Void
+        over setup: TestingSetup = .router, _ body: @Sendable (InvitationTestFlow) async throws -> Void
     ) async throws {
-        try await TestServer.withApplication(configuration, now: now) { (api, application) async throws in
+        try await TestServer.withApplication(configuration, now: now, over: setup) { (api, application) async throws in
             let key = try await OIDCClientFactsTests.adminKey(application.store)
             try await body(InvitationTestFlow(api: api, application: application, adminKey: key))
         }
