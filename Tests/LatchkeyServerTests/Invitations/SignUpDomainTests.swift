@@ -83,6 +83,42 @@ struct SignUpDomainTests {
         }
     }
 
+    @Test("the store bounds what asking by mail makes, and the housekeeping forgets the unused ones a day after they expired",
+          arguments: Backends.all)
+    func storeBoundsAndPurge(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            let at = Date(timeIntervalSince1970: 1_800_000_000)
+            func mailed(_ name: String, requester: String = "192.0.2.1", at: Date = at) async throws -> InvitationStore.MailedOutcome {
+                let code = RecoveryCode.generate()
+                let address = try EmailService.address("\(name)@example.com")
+                let invitation = InvitationRecord(
+                    id: code.id, secretHash: code.secretHash, accountId: nil, username: nil, email: address.value, groups: [], maxUses: 1,
+                    createdAt: at, expiresAt: at + 3600, createdBy: "email", requester: requester)
+                return try await store.invitations.insertMailed(
+                    invitation, to: address, limits: InvitationService.mailLimits, perRequester: 2, liveLimit: 3,
+                    event: AuditOrigin.test.event(.inviteCreated, at: at, account: nil))
+            }
+            // Per requester (2 here) and in all (3 here).
+            #expect(try await mailed("ada") == .stored)
+            #expect(try await mailed("bob") == .stored)
+            #expect(try await mailed("carol") == .busy, "two live ones for this requester")
+            #expect(try await mailed("carol", requester: "198.51.100.7") == .stored)
+            #expect(try await mailed("dan", requester: "203.0.113.9") == .busy, "three live ones in all")
+            // Per address (3 an hour), once those expired.
+            for requester in ["198.51.100.1", "198.51.100.2", "198.51.100.3"] {
+                #expect(try await mailed("erin", requester: requester, at: at + 7200) == .stored)
+            }
+            #expect(try await mailed("erin", requester: "198.51.100.4", at: at + 7200) == .addressLimited, "three to erin within the hour")
+            let operators = InvitationRecord(
+                id: "OPERA", secretHash: [1], accountId: nil, username: nil, email: nil, groups: [], maxUses: 1,
+                createdAt: at, expiresAt: at + 60, createdBy: "cli")
+            #expect(try await store.invitations.insert(operators, events: []))
+            try await store.invitations.purgeMailed(before: at + 3601)
+            let left = try await store.invitations.recent(limit: 10)
+            #expect(left.count == 4 && left.contains { $0.id == "OPERA" }, "an operator's stays; only the expired unused mailed ones go: \(left.map(\.id))")
+        }
+    }
+
     /// The text of the relay's `number`th message (from 1), once it came (10 s at most).
     static func message(_ relay: TestRelay, number: Int) async throws -> String {
         for _ in 0..<200 where relay.messages.count < number { try await Task.sleep(for: .milliseconds(50)) }
