@@ -66,6 +66,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let adminKeyInvalid = ErrorCode("admin_key_invalid", .unauthorized)
     /// A recovery code that cannot be exchanged (or whose grant is no longer live), whatever the reason.
     package static let invalidRecoveryCode = ErrorCode("invalid_recovery_code", .unauthorized)
+    /// An invitation code that cannot be used — mistyped, expired, used up or revoked — whatever the reason.
+    package static let invalidInvitation = ErrorCode("invalid_invitation", .unauthorized)
 
     // MARK: 403: not allowed
 
@@ -83,6 +85,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let authenticatorNotAllowed = ErrorCode("authenticator_not_allowed", .forbidden)
     /// The OpenID Connect client admits only members of some groups, and the person is in none of them.
     package static let oidcGroupNotAllowed = ErrorCode("oidc_group_not_allowed", .forbidden)
+    /// The sign-up policy (`--signup invite|closed`) lets nobody make an account on their own.
+    package static let signupClosed = ErrorCode("signup_closed", .forbidden)
 
     // MARK: 404, 405: nothing there
 
@@ -93,6 +97,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let unknownAccount = ErrorCode("unknown_account", .notFound)
     package static let unknownAdminKey = ErrorCode("unknown_admin_key", .notFound)
     package static let unknownRecoveryGrant = ErrorCode("unknown_recovery_grant", .notFound)
+    /// No invitation with this id is live (the admin API's revoke).
+    package static let unknownInvitation = ErrorCode("unknown_invitation", .notFound)
     package static let unknownDeviceRequest = ErrorCode("unknown_device_request", .notFound)
     /// An email confirmation link that is unknown, used, expired, replaced or another account's.
     package static let unknownEmailToken = ErrorCode("unknown_email_token", .notFound)
@@ -163,5 +169,6 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         unknownClient, unknownApp, clientIdTaken, clientIsPublic, usernameTaken,
         clientIdInvalid, clientNameInvalid, redirectURIRequired, redirectURIInvalid, postLogoutURIInvalid, idTokenAlgInvalid,
         clientScopeInvalid, openidScopeRequired, groupNameInvalid, usernameInvalid, emailInvalid, invalidPRF,
+        invalidInvitation, signupClosed, unknownInvitation,
     ]
 }

@@ -8,12 +8,12 @@ import LatchkeyServer
 struct AdminCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "admin",
-        abstract: "Operate Latchkey on its database: accounts, passkeys, sessions, OpenID Connect clients, admin keys, the audit trail.",
+        abstract: "Operate Latchkey on its database: accounts, passkeys, sessions, OpenID Connect clients, invitations, admin keys, the audit trail.",
         discussion: """
             Works on the database directly (stop nothing; SQLite and PostgreSQL both allow it while the server runs). \
             Tables for people; --json prints what the admin API answers.
             """,
-        subcommands: [Accounts.self, Passkeys.self, Sessions.self, Clients.self, Recovery.self, Keys.self, Audit.self])
+        subcommands: [Accounts.self, Passkeys.self, Sessions.self, Clients.self, Recovery.self, Invites.self, Keys.self, Audit.self])
 
     /// Where the database is: `--database`, else `--config`'s file, else `LATCHKEY_DATABASE`, else ./latchkey.sqlite.
     struct Database: ParsableArguments {
@@ -21,7 +21,7 @@ struct AdminCommand: AsyncParsableCommand {
         var database: String?
         @Option(help: "A latchkey serve configuration file (TOML) to read the database from. Or LATCHKEY_CONFIG.")
         var config: String?
-        @Option(help: "The public origin recovery links start with (default: serve's, from --config or LATCHKEY_ORIGIN).")
+        @Option(help: "The public origin recovery and invitation links start with (default: serve's, from --config or LATCHKEY_ORIGIN).")
         var origin: String?
 
         /// The settings `serve` would run with (`--database`, else the configuration file's, else
@@ -86,8 +86,8 @@ struct AdminCommand: AsyncParsableCommand {
 
     struct Accounts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Find, show, disable, enable and delete accounts; set what apps may learn about a person.",
-            subcommands: [List.self, Search.self, Show.self, SetProfile.self, Disable.self, Enable.self, Delete.self])
+            abstract: "Find, show, create, disable, enable and delete accounts; set what apps may learn about a person.",
+            subcommands: [List.self, Search.self, Show.self, Create.self, SetProfile.self, Disable.self, Enable.self, Delete.self])
 
         struct List: AdminSubcommand {
             static let configuration = CommandConfiguration(abstract: "Every account, in id order.")
@@ -278,16 +278,8 @@ struct AdminCommand: AsyncParsableCommand {
                 }
             }
 
-            /// `90s`, `30m`, `1h` or a number of seconds, within the 5 minutes to 24 hours a grant may live;
-            /// nil otherwise. `inf`, `nan`, `1e300` and 20-digit numbers are refused here, before anything
-            /// converts them (review 4, S4-2: `--ttl inf` trapped).
-            static func seconds(_ text: String) -> TimeInterval? {
-                let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
-                var number = Double(text)
-                if number == nil, let unit = text.last.flatMap({ units[$0] }) { number = Double(text.dropLast()).map { $0 * unit } }
-                guard let number, number.isFinite, lifetimes.contains(number) else { return nil }
-                return number
-            }
+            /// `90s`, `30m`, `1h` or a number of seconds, within the 5 minutes to 24 hours a grant may live.
+            static func seconds(_ text: String) -> TimeInterval? { Lifetime.seconds(text, within: lifetimes) }
 
             /// What the server accepts (`RecoveryService.lifetimes`, which refuses anything else again).
             static let lifetimes: ClosedRange<TimeInterval> = 300...86_400

@@ -372,7 +372,7 @@ final class BenchServer: @unchecked Sendable {
         // above that, not switched off, so the limiter's cost is part of what is measured.
         process.arguments = [
             "serve", "--port", "0", "--origin", origin, "--database", database, "--session-ttl", "600", "--rate-limit", "1000000000",
-        ] + (oidc ? ["--oidc"] : []) + (recovery ? ["--max-passkeys-per-account", "10000"] : [])
+        ] + (oidc ? ["--oidc", "--signup", "open"] : []) + (recovery ? ["--max-passkeys-per-account", "10000"] : [])
         var environment = ProcessInfo.processInfo.environment
         environment["LOG_LEVEL"] = logLevel
         process.environment = environment

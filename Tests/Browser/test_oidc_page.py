@@ -52,7 +52,7 @@ def redeem(server, code):
     return server.raw("POST", "/oidc/token", body, content_type="application/x-www-form-urlencoded", headers={"Authorization": f"Basic {basic}"})
 
 
-@pytest.mark.parametrize("server", [("--oidc",)], indirect=True)
+@pytest.mark.parametrize("server", [("--oidc", "--signup", "open")], indirect=True)
 def test_sign_in_consent_and_back(server, browser):
     from conftest import virtual_authenticator
     virtual_authenticator(browser)
@@ -112,7 +112,7 @@ def test_sign_in_consent_and_back(server, browser):
     assert returned(browser)["error"] == "login_required"
 
 
-@pytest.mark.parametrize("server", [("--oidc",)], indirect=True)
+@pytest.mark.parametrize("server", [("--oidc", "--signup", "open")], indirect=True)
 def test_refusals_never_redirect(server, browser):
     add_client(server)
     for bad in ("http://127.0.0.1:9/callback/extra", "http://evil.example/callback", "http://127.0.0.1:10/callback"):

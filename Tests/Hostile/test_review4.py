@@ -112,7 +112,7 @@ def test_worst_event_loop_time_of_one_anonymous_request():
         "/api/login/options": ("POST", "/api/login/options", b"{}", "application/json"),
         "/api/recovery/exchange": ("POST", "/api/recovery/exchange", b'{"code": "AAAAA-AAAAA-AAAAA-AAAAA-AAAAA"}', "application/json"),
     }
-    with Server("--rate-limit", "0", "--oidc", "--trust-forwarded-for", "--log-format", "json", env={"LOG_LEVEL": "info"}) as server:
+    with Server("--rate-limit", "0", "--oidc", "--signup", "open", "--trust-forwarded-for", "--log-format", "json", env={"LOG_LEVEL": "info"}) as server:
         for path, (method, target, body, content_type) in requests.items():
             for i in range(40):
                 status, _, _ = server.raw(method, target, body=body, content_type=content_type, headers={"X-Forwarded-For": f"192.0.2.{i}"})

@@ -89,7 +89,7 @@ class Provider:
     """`latchkey serve --oidc` (plus `flags`) with an introspection secret, and what the suites ask of it."""
 
     def __init__(self, *flags, user_verification="preferred"):
-        self.server = Server("--oidc", "--rate-limit", "0", "--user-verification", user_verification, *flags,
+        self.server = Server("--oidc", "--signup", "open", "--rate-limit", "0", "--user-verification", user_verification, *flags,
                              env={"LATCHKEY_INTROSPECTION_SECRET": INTROSPECTION_SECRET})
         self.issuer = self.server.origin
         self.base = f"http://127.0.0.1:{self.server.port}"

@@ -45,8 +45,8 @@ CHECKS = ",".join([
 def server():
     # Mail goes to a port where nothing listens: the email routes answer as with a mail server (the sends
     # fail later, in the outbox, off the requests).
-    instance = Server("--rate-limit", "0", "--user-verification", "preferred", "--access-tokens", "--oidc",
-                      "--smtp-url", "smtp://127.0.0.1:9", "--recovery-email",
+    instance = Server("--rate-limit", "0", "--user-verification", "preferred", "--access-tokens", "--oidc", "--signup", "open",
+                      "--smtp-url", "smtp://127.0.0.1:9", "--recovery-email", "--signup-domain", "example.com",
                       env={"LATCHKEY_INTROSPECTION_SECRET": "schemathesis-does-not-know-this-secret-0123"})
     yield instance
     instance.stop()

@@ -49,7 +49,7 @@ def signs_in(server, people):
 def test_sqlite_to_postgres_and_back(tmp_path):
     postgres = PrivatePostgres().up()
     try:
-        with Server("--user-verification", "preferred", "--oidc") as first:
+        with Server("--user-verification", "preferred", "--oidc", "--signup", "open") as first:
             people = []
             for n in range(3):
                 device = SoftWebauthnDevice()
@@ -86,7 +86,7 @@ def test_sqlite_to_postgres_and_back(tmp_path):
         result = import_(postgres.url, tmp_path / "one.jsonl", env=env)
         assert result.returncode == 0, result.stderr
         assert "3 credentials" in result.stdout or "4 credentials" in result.stdout, result.stdout
-        with Server("--user-verification", "preferred", "--oidc", database=postgres.url, env=env) as second:
+        with Server("--user-verification", "preferred", "--oidc", "--signup", "open", database=postgres.url, env=env) as second:
             signs_in(second, people)
             status, account = second.call("GET", "/api/account", token=session)
             assert status == 200 and account["displayName"] == "Signed in", account
@@ -102,7 +102,7 @@ def test_sqlite_to_postgres_and_back(tmp_path):
         target = f"sqlite:{tmp_path / 'three.sqlite'}"
         result = import_(target, tmp_path / "two.jsonl", env=env)
         assert result.returncode == 0, result.stderr
-        with Server("--user-verification", "preferred", "--oidc", database=target, env=env) as third:
+        with Server("--user-verification", "preferred", "--oidc", "--signup", "open", database=target, env=env) as third:
             signs_in(third, people)
         # The account search's trigram index was rebuilt by the import: a piece of a name finds its account.
         found = latchkey("admin", "accounts", "search", "erson 2", "--json", "--database", target, env=env)

@@ -57,3 +57,33 @@ def login(server, device):
     if status != 200:
         return status, credential
     return server.call("POST", "/api/login/verify", {"credential": credential})
+
+
+def add_passkey(server, token, device):
+    """The add-passkey ceremony with a (restricted) session's bearer token: (status, body) of verify, or of
+    options when that failed."""
+    status, options = server.call("POST", "/api/registration/options", {}, token=token)
+    if status != 200:
+        return status, options
+    options["publicKey"]["challenge"] = unb64url(options["publicKey"]["challenge"])
+    options["publicKey"]["user"]["id"] = unb64url(options["publicKey"]["user"]["id"])
+    credential = as_json(device.create(options, server.origin))
+    return server.call("POST", "/api/registration/verify", {"credential": credential}, token=token)
+
+
+def refused_everywhere_but_registration(server, token):
+    """Tries a restricted session's token on every route of the served openapi.json: each must answer 403
+    `recovery_session_restricted` but the add-passkey ceremony's two. Returns how many routes were tried."""
+    import re
+    _, document, _ = server.raw("GET", "/openapi.json")
+    tried = 0
+    for path, item in document["paths"].items():
+        for method in [m for m in item if m in ("get", "post", "put", "patch", "delete")]:
+            concrete = re.sub(r"\{[^}]+\}", "AAAA", path)
+            status, body, _ = server.raw(method.upper(), concrete, body=b"{}" if method != "get" else b"", token=token)
+            if (method, path) in (("post", "/api/registration/options"), ("post", "/api/registration/verify")):
+                assert status != 403, (method, path, body)
+            else:
+                assert status == 403 and body["error"]["code"] == "recovery_session_restricted", (method, path, status, body)
+            tried += 1
+    return tried

@@ -143,6 +143,11 @@ public struct Latchkey: Sendable {
         RecoveryService(store: store, configuration: configuration, now: now)
     }
 
+    /// Invitations, and the accounts operators make with them.
+    var invitations: InvitationService {
+        InvitationService(store: store, configuration: configuration, mail: mail?.sender, outbox: mail?.outbox, now: now)
+    }
+
     /// Email addresses and recovery links by mail.
     var email: EmailService {
         EmailService(store: store, configuration: configuration, recovery: recovery, sessions: sessions, mail: mail, logger: logger, now: now)
@@ -154,6 +159,7 @@ public struct Latchkey: Sendable {
         let group = router.group("api/admin")
         if let limit: RateLimitMiddleware<Context> = rateLimitMiddleware() { group.add(middleware: limit) }
         group.addRoutes(AdminController(admin: admin, trustForwardedFor: configuration.trustForwardedFor).routes())
+        group.addRoutes(InvitationAdminController(admin: admin, invitations: invitations, trustForwardedFor: configuration.trustForwardedFor).routes())
     }
 
     /// Adds Latchkey's routes to `router` under `prefix` ("" for the root): the ceremonies, the account
@@ -188,6 +194,7 @@ public struct Latchkey: Sendable {
         api.addRoutes(CeremonyController(ceremonies: ceremonies, configuration: configuration, providers: providers)
             .routes(session: LatchkeyAuthenticationMiddleware(authentication: authenticationRules, required: false, allowsRecovery: true)))
         api.addRoutes(RecoveryController(recovery: recovery, trustForwardedFor: configuration.trustForwardedFor).routes())
+        api.addRoutes(InvitationController(invitations: invitations, trustForwardedFor: configuration.trustForwardedFor).routes())
         api.addRoutes(DeviceRequestController(
             approvals: DeviceApprovalService(store: store, ceremonies: ceremonies, now: now), trustForwardedFor: configuration.trustForwardedFor)
             .routes(signedIn: signedIn))

@@ -61,9 +61,11 @@ struct CeremonyController: Sendable {
         let body = try await RequestBody.decode(RegistrationVerifyRequest.self, from: request)
         let recovery = caller.flatMap { caller in
             caller.recoveryGrant.map { grant in
-                caller.method == .device
-                    ? RecoveryUse(grantId: grant, endsSessions: false, viaDeviceRequest: true)
-                    : RecoveryUse(grantId: grant, endsSessions: configuration.recoveryEndsSessions)
+                switch caller.method {
+                case .device: RecoveryUse(grantId: grant, endsSessions: false, source: .deviceRequest)
+                case .invitation: RecoveryUse(grantId: grant, endsSessions: false, source: .invitation)
+                default: RecoveryUse(grantId: grant, endsSessions: configuration.recoveryEndsSessions)
+                }
             }
         }
         switch try await ceremonies.verifyRegistration(body.credential, sessionAccountId: caller?.accountId, origin: origin, recovery: recovery) {

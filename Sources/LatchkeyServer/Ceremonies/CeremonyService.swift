@@ -54,7 +54,9 @@ struct CeremonyService: Sendable {
 
     // MARK: Registration
 
+    /// Options for a new account: only where the sign-up policy takes strangers (`--signup open`).
     func registrationOptions(displayName: String) async throws -> PublicKeyCredentialCreationOptionsJSON {
+        try configuration.requireOpenSignUp()
         let name = try InputRules.displayName(displayName)
         let userHandle = RandomBytes.make(64)
         let challenge = sealer.seal(PendingCeremony(
@@ -133,6 +135,12 @@ struct CeremonyService: Sendable {
         }
         let kind: CeremonyMetrics.Ceremony = ceremony.kind == .addPasskey ? .addPasskey : .registration
         span?.attributes["latchkey.ceremony"] = ceremony.kind == .addPasskey ? "add-passkey" : "registration"
+        // A new account's finish asks the sign-up policy again: its options may have been sealed by another
+        // instance, or before a restart, under another `--signup`.
+        if ceremony.kind == .registration, !configuration.effectiveSignUp.admitsStrangers {
+            metrics.failed(kind, reason: ErrorCode.signupClosed.rawValue)
+            throw SignUpPolicy.refusal
+        }
         if ceremony.kind == .addPasskey, ceremony.accountId != sessionAccountId {
             metrics.failed(kind, reason: ErrorCode.wrongAccount.rawValue)
             throw APIError(.wrongAccount, "This passkey ceremony was started by another session.")
@@ -189,7 +197,13 @@ struct CeremonyService: Sendable {
             attestationVerified: result.trustPathVerified, createdOrigin: clientOrigin,
             discoverable: result.residentKey, prfEnabled: result.prfEnabled)
         let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
-        let person = origin.acting(as: recovery == nil ? "person" : recovery?.viaDeviceRequest == true ? "new-device" : "recovery")
+        let actor = switch recovery?.source {
+        case nil: "person"
+        case .grant?: "recovery"
+        case .deviceRequest?: "new-device"
+        case .invitation?: "invitation"
+        }
+        let person = origin.acting(as: actor)
         let added = person.event(.passkeyAdded, at: created, account: record.accountId, credential: record.id, detail: [
             "name": .text(record.name), "aaguid": .text(AAGUIDFormat.string(record.aaguid)),
             "attestationFormat": .text(record.attestationFormat), "backupEligible": .flag(record.backupEligible),
@@ -198,7 +212,8 @@ struct CeremonyService: Sendable {
             switch ceremony.kind {
             case .addPasskey:
                 var events = [added]
-                if let recovery {
+                // An invitation's use was audited when it made the account (`invite.used`): its passkey is the account's first.
+                if let recovery, recovery.source != .invitation {
                     events.append(person.event(
                         recovery.viaDeviceRequest ? .deviceCompleted : .recoveryCompleted, at: created, account: record.accountId,
                         credential: record.id, detail: [
@@ -230,8 +245,9 @@ struct CeremonyService: Sendable {
             metrics.failed(kind, reason: APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount).code)
             throw APIError.tooManyPasskeys(configuration.maxPasskeysPerAccount)
         } catch Store.Failure.recoveryGrantUsed {
-            metrics.failed(kind, reason: ErrorCode.invalidRecoveryCode.rawValue)
-            throw APIError.invalidRecoveryCode
+            let refusal = recovery?.source == .invitation ? InvitationService.refused : APIError.invalidRecoveryCode
+            metrics.failed(kind, reason: refusal.code)
+            throw refusal
         } catch Store.Failure.duplicate {
             // §7.1 step 27: a credential id may be registered only once.
             metrics.failed(kind, reason: ErrorCode.credentialExists.rawValue)

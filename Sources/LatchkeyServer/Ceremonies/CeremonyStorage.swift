@@ -72,7 +72,11 @@ extension CeremonyStorage {
     ) async throws {
         try await connections.transaction { db in
             if let recovery {
-                let use = recovery.viaDeviceRequest ? SQL.completeDeviceRequest : SQL.useRecoveryGrant
+                let use = switch recovery.source {
+                case .grant: SQL.useRecoveryGrant
+                case .deviceRequest: SQL.completeDeviceRequest
+                case .invitation: InvitationSQL.completeUse
+                }
                 guard try await db.first(StoreQuery(use, .text(recovery.grantId), .milliseconds(credential.createdAt))) != nil
                 else { throw Store.Failure.recoveryGrantUsed }
             }
@@ -121,12 +125,19 @@ struct LoginWrites: Sendable {
 }
 
 /// A passkey added by a restricted session: through a recovery grant (the grant to use up, and whether
-/// every session of the account ends with it, `--recovery-ends-sessions`) or through an approved device
-/// request (completed; only the restricted session ends).
+/// every session of the account ends with it, `--recovery-ends-sessions`), through an approved device
+/// request (completed; only the restricted session ends) or through an invitation's use (completed with
+/// the account's first passkey; only the restricted session ends).
 struct RecoveryUse: Sendable {
+    /// What gave the restricted session.
+    enum Source: Sendable { case grant, deviceRequest, invitation }
+
+    /// The grant's, the device request's or the invitation use's id.
     let grantId: String
     let endsSessions: Bool
-    var viaDeviceRequest = false
+    var source = Source.grant
+
+    var viaDeviceRequest: Bool { source == .deviceRequest }
 }
 
 /// What a login's verification decided about the credential its response names: a storage-level

@@ -146,6 +146,14 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a refresh token (and with it a grant with `offline_access`) lives without being used: each
     /// use rotates it and starts the time again.
     public var oidcRefreshTTL: TimeInterval = 30 * 86400
+    /// Who may make an account (`--signup`, `SignUpPolicy`): nil is `open` without OpenID Connect (the
+    /// first `latchkey serve` lets a newcomer register) and `invite` with it — an identity provider whose
+    /// accounts sign in to every app does not let strangers in by default (`effectiveSignUp`).
+    public var signUp: SignUpPolicy?
+    /// Domains whose people may sign up on their own under `--signup invite` (`--signup-domain`): they
+    /// give an address there, and a single-use invitation link is mailed to it (`InvitationService.requestSignUp`).
+    /// Needs `smtpURL`; empty by default.
+    public var signUpDomains: [String] = []
     /// Authenticator policy (`AuthenticatorPolicy`): refuse passkeys without attestation (`none`, self);
     /// needs `attestation = direct`, or no authenticator is ever asked for one.
     public var requireAttestation = false
@@ -322,6 +330,7 @@ public struct ServerConfiguration: Sendable {
         if recoveryEmail, smtpURL == nil {
             throw Invalid(description: "--recovery-email needs --smtp-url: recovery links are mailed through it")
         }
+        try validateSignUpDomains()
         if adminListen != nil, adminAddress == nil {
             throw Invalid(description: "--admin-listen must be HOST:PORT (127.0.0.1:9090, [::1]:9090), not \(adminListen ?? "")")
         }

@@ -47,6 +47,8 @@ struct PageController: Sendable {
             ("/recover", "index", "html", "text/html; charset=utf-8"),
             // … and on confirming an email address (the link mailed is `/verify-email#TOKEN`).
             ("/verify-email", "index", "html", "text/html; charset=utf-8"),
+            // … and on an invitation (its link is `/invite#CODE`).
+            ("/invite", "index", "html", "text/html; charset=utf-8"),
             ("/app.js", "app", "js", "text/javascript; charset=utf-8"),
             ("/api.js", "api", "js", "text/javascript; charset=utf-8"),
             ("/ui.js", "ui", "js", "text/javascript; charset=utf-8"),
@@ -55,6 +57,7 @@ struct PageController: Sendable {
             ("/app-list.js", "app-list", "js", "text/javascript; charset=utf-8"),
             ("/activity.js", "activity", "js", "text/javascript; charset=utf-8"),
             ("/recovery.js", "recovery", "js", "text/javascript; charset=utf-8"),
+            ("/invitation.js", "invitation", "js", "text/javascript; charset=utf-8"),
             ("/email.js", "email", "js", "text/javascript; charset=utf-8"),
             ("/device-approval.js", "device-approval", "js", "text/javascript; charset=utf-8"),
             ("/restricted-passkey.js", "restricted-passkey", "js", "text/javascript; charset=utf-8"),

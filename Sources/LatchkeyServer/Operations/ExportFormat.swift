@@ -8,7 +8,7 @@ import Foundation
 ///
 /// What is in it: the accounts (with username, email, groups), their passkeys with counters and flags,
 /// the server keys still wrapped under the key file (a restore needs the same key file, exactly as with a
-/// backup), the admin keys and recovery grants as hashes, the OpenID Connect clients (secrets as hashes),
+/// backup), the admin keys, recovery grants and invitations as hashes (with the invitations' uses), the OpenID Connect clients (secrets as hashes),
 /// consents, grants and refresh tokens; sessions and the audit trail only when asked for. Not in it:
 /// what lives minutes or a day (used challenges, authorization codes, device requests, email confirmation
 /// links and the mail log, rate-limit buckets, the webhook outbox, the housekeeping's claims), and the FIDO metadata (its BLOB is loaded again from the file).
@@ -40,6 +40,9 @@ package enum ExportFormat {
         Table(name: "server_keys"),
         Table(name: "admin_keys"),
         Table(name: "recovery_grants"),
+        // Invitations (their codes as hashes) and the accounts their uses made.
+        Table(name: "invitations"),
+        Table(name: "invitation_uses"),
         Table(name: "oidc_clients"),
         Table(name: "oidc_consents"),
         Table(name: "oidc_grants"),

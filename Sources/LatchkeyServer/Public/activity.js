@@ -72,6 +72,10 @@ export function describe(event, { name = null, before = null } = {}) {
   const by = event.byOperator ? ` by ${operator}` : "";
   switch (event.event) {
     case "account.created": return "Account created" + by;
+    case "account.created_by_operator": return `Account created by ${operator}`;
+    case "invite.created": return `An invitation for your account was made by ${operator}`;
+    case "invite.used": return "Invitation used to make your account ready for its first passkey";
+    case "invite.revoked": return "An invitation for your account was revoked" + by;
     case "account.updated": return profileChange(detail) + by;
     case "account.deleted": return "Account deleted" + by;
     case "account.disabled": return event.byOperator ? `Your account was disabled by ${operator}` : "Your account was disabled";

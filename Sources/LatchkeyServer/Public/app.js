@@ -1,5 +1,6 @@
 // Latchkey's page: sign up and sign in with the browser's own passkeys, then the account; at …/recover,
-// getting back in with a recovery code (recovery.js). The rule for messages: only what the person
+// getting back in with a recovery code (recovery.js); at …/invite, making an account with an invitation
+// (invitation.js). The rule for messages: only what the person
 // started may report a failure. The background autofill request (passkey autofill in the name field) ends
 // quietly, whatever happens to it.
 
@@ -10,6 +11,7 @@ import { hideNewDevice, resetApproval, setUpDeviceApproval } from "./device-appr
 import {
   hasPendingConfirmation, hideEmail, isVerifyEmailPage, offerRecoveryEmail, setUpEmail, showEmail, takeTokenFromAddress,
 } from "./email.js";
+import { hideInvitation, isInvitePage, setUpInvitation, showInvitation } from "./invitation.js";
 import { renderPasskeys } from "./passkey-list.js";
 import { authorize, endSession, isAuthorizePage, isEndSessionPage } from "./oidc.js";
 import { hideRecovery, isRecoveryPage, setUpRecovery, showRecovery, takeCodeFromAddress } from "./recovery.js";
@@ -63,6 +65,7 @@ function showWelcome({ autofill = false } = {}) {
   $("account").hidden = true;
   $("session-bar").hidden = true;
   hideRecovery();
+  hideInvitation();
   hideEmail();
   hideNewDevice();
   showRecoveryRisk(null);
@@ -73,12 +76,53 @@ function showWelcome({ autofill = false } = {}) {
   }
   $("welcome").hidden = false;
   refreshRegisterButton();
+  showSignUpPolicy();
   if (autofill) startConditionalLogin();
+}
+
+// The sign-up form only where it can work (`--signup open`); otherwise what to do instead, and where the
+// people of some domains may sign up by a link mailed to them (`--signup-domain`), that form. Asked once.
+let signUp = null;
+async function showSignUpPolicy() {
+  if (signUp === null) {
+    try {
+      signUp = await api("GET", "api/signup", undefined, { anonymous: true });
+    } catch {
+      signUp = { policy: "open", domains: [] };  // the form says what the server says when it is used
+    }
+  }
+  const open = signUp.policy === "open";
+  $("welcome-form").hidden = !open;
+  $("signup-closed").hidden = open;
+  $("signup-email-form").hidden = open || signUp.domains.length === 0;
+  $("signup-domains").textContent = signUp.domains.join(" or ");
+  document.body.dataset.signup = signUp.policy;
+}
+
+async function requestSignUpLink(event) {
+  event.preventDefault();
+  const address = $("signup-email").value.trim();
+  if (!address) {
+    warn(`Type your address at ${signUp?.domains.join(" or ") ?? "your organisation"}.`);
+    $("signup-email").focus();
+    return;
+  }
+  await whileBusy($("signup-email-send"), "Sending…", async () => {
+    try {
+      await api("POST", "api/signup/email", { email: address }, { anonymous: true });
+      $("signup-email").value = "";
+      say(`A link to make your account is on its way to ${address}. Open it in this browser, or on the device that should hold your passkey.`);
+    } catch (e) {
+      warn(explain(e));
+      $("signup-email").focus();
+    }
+  });
 }
 
 function showUnsupported() {
   $("welcome").hidden = true;
   hideRecovery();
+  hideInvitation();
   hideNewDevice();
   $("unsupported").hidden = false;
   if (!browser.secureContext) {
@@ -99,10 +143,11 @@ function showAccount(data, { focus = true } = {}) {
   $("welcome").hidden = true;
   $("unsupported").hidden = true;
   hideRecovery();
+  hideInvitation();
   hideNewDevice();
   resetApproval();
-  // Signed in after a recovery: the address becomes the page's own again, so that a reload shows the account.
-  if (isRecoveryPage() || isVerifyEmailPage()) history.replaceState(null, "", "./");
+  // Signed in after a recovery or an invitation: the address becomes the page's own again, so that a reload shows the account.
+  if (isRecoveryPage() || isInvitePage() || isVerifyEmailPage()) history.replaceState(null, "", "./");
   showRecoveryRisk(data.recoveryRisk ?? null);
   $("account").hidden = false;
   $("session-bar").hidden = false;
@@ -538,15 +583,17 @@ async function deleteAccount() {
 
 // ---- start ----
 async function start() {
-  // A recovery link's code is read, and taken out of the address bar, before anything else.
+  // A recovery or invitation link's code is read, and taken out of the address bar, before anything else.
   const recovery = isRecoveryPage();
-  const code = recovery ? takeCodeFromAddress() : "";
+  const invite = isInvitePage();
+  const code = recovery || invite ? takeCodeFromAddress() : "";
   // So is an email confirmation link's token (email.js keeps it until the person is signed in).
   if (isVerifyEmailPage()) takeTokenFromAddress();
   for (const id of ["welcome-title", "account-title", "apps-title"]) $(id).tabIndex = -1;
   $("passkey-name").addEventListener("input", refreshRegisterButton);
   $("passkey-name").addEventListener("focus", () => startConditionalLogin());
   $("welcome-form").addEventListener("submit", register);
+  $("signup-email-form").addEventListener("submit", requestSignUpLink);
   $("login").addEventListener("click", () => logInPressed());
   $("account-form").addEventListener("submit", update);
   $("display-name").addEventListener("input", refreshUpdateButton);
@@ -560,6 +607,7 @@ async function start() {
   $("add-passkey").addEventListener("click", addPasskey);
   $("activity-more").addEventListener("click", moreActivity);
   setUpRecovery({ explain, signIn: (button) => login(button, { recovered: true }) });
+  setUpInvitation({ explain, signIn: (button) => login(button) });
   setUpEmail({ explain, changed: () => { if (account) loadActivity(); }, confirmItIsYou });
   setUpDeviceApproval({
     explain, signIn: (button) => login(button), changed: () => { if (account) loadActivity(); }, showing: cancelConditionalLogin,
@@ -584,6 +632,12 @@ async function start() {
     // The recovery view, whoever is signed in here: nothing else starts (no autofill, no account).
     autofillState("off");
     if (browser.webauthn) { showRecovery(code); offerRecoveryEmail(); } else showUnsupported();
+    return;
+  }
+  if (invite) {
+    // The invitation's view, the same way.
+    autofillState("off");
+    if (browser.webauthn) showInvitation(code); else showUnsupported();
     return;
   }
   if (!browser.conditionalGet) autofillState(browser.webauthn ? "unavailable" : "off");

@@ -1,6 +1,6 @@
-// Adding a passkey with a restricted session: the one thing the session a recovery code (recovery.js) or a
-// new device's approval (device-approval.js) gives may do. Its token goes out as a bearer token on the two
-// requests of the add-passkey ceremony, and nowhere else.
+// Adding a passkey with a restricted session: the one thing the session a recovery code (recovery.js), a
+// new device's approval (device-approval.js) or an invitation (invitation.js) gives may do. Its token goes
+// out as a bearer token on the two requests of the add-passkey ceremony, and nowhere else.
 //
 // Two ways in, for the same ceremony. The view's button asks with the browser's usual dialog. Where the
 // browser has conditional create (`getClientCapabilities().conditionalCreate`), the view also offers the
@@ -15,9 +15,9 @@ import { api, ApiError } from "./api.js";
 import { say, warn, whileBusy } from "./ui.js";
 import { capabilities, creationOptions, credentialJSON } from "./webauthn.js";
 
-// The codes with which the server says the restricted session is over (expired, or its grant used up or
-// revoked): the person needs a new code or approval, not another try.
-const sessionOver = new Set(["not_authenticated", "invalid_recovery_code"]);
+// The codes with which the server says the restricted session is over (expired, or its grant or
+// invitation used up or revoked): the person needs a new code, approval or invitation, not another try.
+const sessionOver = new Set(["not_authenticated", "invalid_recovery_code", "invalid_invitation"]);
 
 // The session's token on the ceremony's two requests; `create` is the browser's step in between.
 const options = async (token) => creationOptions((await api("POST", "api/registration/options", {}, { token })).publicKey);

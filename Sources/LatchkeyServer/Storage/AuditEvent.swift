@@ -76,6 +76,16 @@ struct AuditEvent: Sendable, Equatable {
         case oidcClientUpdated = "oidc_client.updated"
         case oidcClientSecretRotated = "oidc_client.secret_rotated"
         case oidcClientRemoved = "oidc_client.removed"
+        /// An operator made an invitation (the account it is for, when an operator made that account too);
+        /// the detail has its id, uses, lifetime and whether it was mailed — never its code.
+        case inviteCreated = "invite.created"
+        /// An invitation's code opened the account's restricted session (a new account for each use of an
+        /// invitation for new people); the detail has the invitation's id.
+        case inviteUsed = "invite.used"
+        case inviteRevoked = "invite.revoked"
+        /// An operator made an account without a passkey (`latchkey admin accounts create`), with an
+        /// invitation for its first one.
+        case accountCreatedByOperator = "account.created_by_operator"
         /// A FIDO metadata BLOB was verified and stored, replacing an older one (no account; the detail has
         /// its `serial`, `nextUpdate`, `entries` and the replaced `previousSerial`).
         case metadataLoaded = "metadata.loaded"

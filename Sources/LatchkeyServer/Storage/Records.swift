@@ -83,6 +83,8 @@ enum SessionMethod: String, Sendable, Equatable {
     case recovery
     /// A new device let in by a signed-in one (a device request approved): restricted the same way.
     case device
+    /// An invitation's code: restricted the same way, to the account's first passkey.
+    case invitation
 
     /// Whether the session may only add a passkey.
     var isRestricted: Bool { self != .passkey }
@@ -92,6 +94,7 @@ enum SessionMethod: String, Sendable, Equatable {
 struct SessionAccount: Sendable, Equatable {
     let account: AccountRecord
     let method: SessionMethod
-    /// The grant (or, for `.device`, the device request) a restricted session came from.
+    /// The grant (for `.device` the device request, for `.invitation` the invitation's use) a restricted
+    /// session came from.
     let recoveryGrant: String?
 }

@@ -24,6 +24,9 @@ struct Store: Sendable {
         }
     }
 
+    /// The invitations' own storage (`Invitations/`), over these connections and this audit trail.
+    var invitations: InvitationStore { InvitationStore(store: self) }
+
     /// Why a unit of work wrote nothing (the ceremonies' writes throw these too).
     enum Failure: Error, Equatable {
         /// A unique key already exists (credential id registered twice).

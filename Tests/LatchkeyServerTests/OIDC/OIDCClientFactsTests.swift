@@ -11,7 +11,10 @@ import Testing
 @Suite("The provider's memory of its clients: the JWKS's RSA keys and the web origins CORS allows")
 struct OIDCClientFactsTests {
     static func configuration() -> ServerConfiguration {
-        TestServer.configuration { $0.oidc = true }
+        TestServer.configuration {
+            $0.oidc = true
+            $0.signUp = .open  // the suites sign people up through the API (with --oidc the default is invite)
+        }
     }
 
     static func algorithms(_ api: APIClient) async throws -> Set<String> {
