@@ -1,6 +1,6 @@
 """`latchkey export` and `latchkey import` (issue 33): a database moved SQLite → PostgreSQL → SQLite keeps its
 people — each hop's server (with the first one's key file) signs the same passkeys in, with their counters —
-and its OpenID Connect clients, profiles, admin keys and, with --sessions, the sessions themselves. Import is
+and its OpenID Connect clients, profiles, admin keys, invitations and, with --sessions, the sessions themselves. Import is
 all or nothing, refuses a non-empty database without --merge, a newer document, and a malformed one, each
 with one sentence; the document holds no secret in clear."""
 import hashlib
@@ -58,6 +58,11 @@ def test_sqlite_to_postgres_and_back(tmp_path):
                 people.append((body["account"]["id"], device))
             signs_in(first, people)
             session = register(first, SoftWebauthnDevice(), "Signed in")[1]["token"]
+            # An invitation, live: it goes along (its code's hash), and its link works after each hop.
+            invited = latchkey("admin", "invites", "create", "--username", "invitee", "--group", "staff", "--json",
+                               "--database", first.database)
+            assert invited.returncode == 0, invited.stderr
+            invitation = json.loads(invited.stdout)["code"]
             sqlite_path = first.database.split(":", 1)[1]
             now = int(time.time() * 1000)
             with sqlite3.connect(sqlite_path) as db:
@@ -76,9 +81,10 @@ def test_sqlite_to_postgres_and_back(tmp_path):
         header, rows = document[0], document[1:]
         assert header["format"] == "latchkey-export" and header["version"] == 1
         tables = {row["t"] for row in rows}
-        assert {"accounts", "credentials", "sessions", "server_keys", "oidc_clients"} <= tables
+        assert {"accounts", "credentials", "sessions", "server_keys", "oidc_clients", "invitations"} <= tables
         text = (tmp_path / "one.jsonl").read_text()
         assert SECRET not in text and session not in text, "secrets appear only as hashes"
+        assert invitation not in text and invitation.replace("-", "")[5:] not in text, "an invitation's code only as a hash"
         assert "audit_events" not in tables, "the audit trail only with --audit"
         assert not any("trigram" in table for table in tables), "the search's trigram tables are derived: not exported"
 
@@ -88,6 +94,8 @@ def test_sqlite_to_postgres_and_back(tmp_path):
         assert "3 credentials" in result.stdout or "4 credentials" in result.stdout, result.stdout
         with Server("--user-verification", "preferred", "--oidc", "--signup", "open", database=postgres.url, env=env) as second:
             signs_in(second, people)
+            status, seen = second.call("POST", "/api/invites/preview", {"code": invitation})
+            assert status == 200 and seen["username"] == "invitee" and seen["groups"] == ["staff"], seen
             status, account = second.call("GET", "/api/account", token=session)
             assert status == 200 and account["displayName"] == "Signed in", account
             # Importing again into the now full database is refused with one sentence, and changes nothing.
@@ -104,6 +112,8 @@ def test_sqlite_to_postgres_and_back(tmp_path):
         assert result.returncode == 0, result.stderr
         with Server("--user-verification", "preferred", "--oidc", "--signup", "open", database=target, env=env) as third:
             signs_in(third, people)
+            status, used = third.call("POST", "/api/invites/exchange", {"code": invitation, "displayName": "Invitee"})
+            assert status == 201, used
         # The account search's trigram index was rebuilt by the import: a piece of a name finds its account.
         found = latchkey("admin", "accounts", "search", "erson 2", "--json", "--database", target, env=env)
         assert found.returncode == 0, found.stderr
