@@ -38,7 +38,17 @@ package final class DatabaseConnections: Sendable {
             self.timeout = timeout
         }
 
-        package var timeAmount: TimeAmount { .milliseconds(Int64(timeout * 1000)) }
+        package var timeAmount: TimeAmount { Self.timeAmount(seconds: timeout) }
+
+        /// Seconds as NIO's time amount without a trap: `Limits` is the engine's own type now, made by callers
+        /// other than `ServerConfiguration.validate()` (which keeps serve's time-out within 0.1–600 s), so NaN,
+        /// infinity or 1e308 from one of them is the longest amount and a negative one none, never a crash.
+        package static func timeAmount(seconds: TimeInterval) -> TimeAmount {
+            let milliseconds = (seconds * 1000).rounded(.down)
+            if milliseconds.isNaN { return .milliseconds(Int64.max) }
+            if milliseconds <= 0 { return .zero }
+            return .milliseconds(Int64(exactly: milliseconds) ?? Int64.max)
+        }
     }
 
     /// A unit of work ran out of time; the database is treated as unavailable.
@@ -170,7 +180,7 @@ package final class DatabaseConnections: Sendable {
                 guard first.withLockedValue({ done in defer { done = true }; return !done }) else { return }
                 continuation.resume(returning: result)
             }
-            let timer = loop.scheduleTask(in: .milliseconds(Int64(timeout * 1000))) { finish(.failure(TimedOut())) }
+            let timer = loop.scheduleTask(in: Limits.timeAmount(seconds: timeout)) { finish(.failure(TimedOut())) }
             let task = Task(executorPreference: EventLoopTaskExecutor(loop)) {
                 let result: Result<R, any Error>
                 do {

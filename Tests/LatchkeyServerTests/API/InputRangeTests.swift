@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import LatchkeyAPI
 @testable import LatchkeyDatabase
+import NIOCore
 import SoftAuthenticator
 import Testing
 @testable import LatchkeyServer
@@ -54,5 +55,17 @@ struct InputRangeTests {
         #expect(Timestamp.milliseconds(Date(timeIntervalSince1970: -1e300)) == .min)
         #expect(Timestamp.milliseconds(Date(timeIntervalSince1970: .infinity)) == .max)
         #expect(Timestamp.milliseconds(Date(timeIntervalSince1970: .nan)) == 0)
+    }
+
+    @Test("a database time-out saturates instead of trapping: NaN, infinity and 1e308 are the longest wait, a negative one none")
+    func databaseTimeouts() {
+        typealias Limits = DatabaseConnections.Limits
+        #expect(Limits.timeAmount(seconds: 5) == .milliseconds(5000))
+        #expect(Limits.timeAmount(seconds: 0.1) == .milliseconds(100))
+        #expect(Limits.timeAmount(seconds: 1e308) == .milliseconds(.max))
+        #expect(Limits.timeAmount(seconds: .infinity) == .milliseconds(.max))
+        #expect(Limits.timeAmount(seconds: .nan) == .milliseconds(.max))
+        #expect(Limits.timeAmount(seconds: -1) == .zero)
+        #expect(Limits(timeout: .nan).timeAmount == .milliseconds(.max))
     }
 }
