@@ -122,11 +122,11 @@ struct InitTemplate {
 
     var sections: [Section] {
         [
-            Section(comments: [
-                behindProxy
-                    ? "Where it listens: on this machine only, behind the reverse proxy that serves \(origin) over TLS"
-                    : "Where it listens: \(origin) is this machine; nothing else reaches this address",
-                "(docs/operating.md shows nginx's configuration). trust-forwarded-for: count clients by the proxy's X-Forwarded-For.",
+            Section(comments: behindProxy ? [
+                "Where it listens: on this machine only, behind the reverse proxy that serves \(origin) over TLS",
+                "(docs/operating.md shows nginx's); clients are counted by the address the proxy sets in X-Forwarded-For.",
+            ] : [
+                "Where it listens: \(origin) is this machine, and nothing else reaches this address.",
             ], lines: [
                 .setting("host", quoted("127.0.0.1")),
                 .setting("port", "\(port)"),
