@@ -223,7 +223,8 @@ def test_install_serve_upgrade_twice_remove_and_purge(clean_machine, tmp_path):
 def test_lintian_finds_nothing_the_overrides_do_not_explain():
     """lintian --display-info: no error, warning or information tag but those deploy/debian/lintian-overrides explains."""
     deb = artifact(f"latchkey_{VERSION}_*.deb")
-    result = run("lintian", "--fail-on", "error,warning", "--display-info", "--show-overrides", "--tag-display-limit", "0", str(deb), check=False)
+    # --show-overrides prints the overridden tags as O: lines (with --fail-on, an overridden error would fail it).
+    result = run("lintian", "--fail-on", "none", "--display-info", "--show-overrides", "--tag-display-limit", "0", str(deb), check=False)
     print(result.stdout)  # what pytest -s shows, and the report quotes
     assert result.returncode == 0, result.stdout + result.stderr
     # Not even an information tag is left unexplained (O: is an override's).
