@@ -17,6 +17,13 @@ func fuzzInstrumentation(testable: Bool = false) -> [SwiftSetting] {
     return [.unsafeFlags(["-sanitize=fuzzer,address"] + (testable ? ["-enable-testing"] : []))]
 }
 
+/// `latchkey --version`'s commit (LatchkeyBuildInfo): scripts/package sets LATCHKEY_COMMIT for its release build
+/// (`git rev-parse`, with "+modified" for a tree with uncommitted changes); any other build has none and says
+/// "development build". Only the characters a commit name needs, so the value cannot break out of the C string.
+let buildCommit: [CSetting] = Context.environment["LATCHKEY_COMMIT"]
+    .flatMap { commit in commit.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-._".contains($0)) } ? commit : nil }
+    .flatMap { $0.isEmpty ? nil : [.define("LATCHKEY_COMMIT", to: "\"\($0)\"")] } ?? []
+
 let package = Package(
     name: "Latchkey",
     platforms: [.macOS(.v14)],
@@ -53,7 +60,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
-        // Tracing (README "Operating it"): spans through swift-distributed-tracing's API, exported by swift-otel
+        // Tracing (docs/operating.md): spans through swift-distributed-tracing's API, exported by swift-otel
         // when the OTEL_* variables turn it on. OTLP over HTTP only: the default traits add OTLP/gRPC, whose
         // grpc-swift packages cost minutes more of every clean build (CI's included) for a transport we don't offer.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
@@ -66,6 +73,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite3", path: "Sources/CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // OpenSSL's libcrypto, for Ed448 only (swift-crypto has none). Linux only: Apple platforms ship no
         // libcrypto headers, and there WebAuthn builds without Ed448 (`Ed448PublicKey.isAvailable`).
+        // The version (VERSION, read by #embed at compile time) and the commit `latchkey --version` prints.
+        .target(name: "LatchkeyBuildInfo", cSettings: buildCommit),
         .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(
             name: "WebAuthn",
@@ -183,7 +192,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "WebAuthn", "SoftAuthenticator", "LatchkeyServer", "LatchkeyDatabase", "LatchkeyRuntime", "LatchkeyClient",
+                "WebAuthn", "SoftAuthenticator", "LatchkeyServer", "LatchkeyDatabase", "LatchkeyRuntime", "LatchkeyClient", "LatchkeyBuildInfo",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -196,7 +205,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // An application that embeds Latchkey (README: "Add passkeys to a Hummingbird app").
+        // An application that embeds Latchkey (docs/api.md: "Add passkeys to a Hummingbird app").
         .executableTarget(
             name: "EmbeddedApp",
             dependencies: [

@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-/// The fuzz targets of `scripts/fuzz` (see the README's testing section): a package of its own so that
+/// The fuzz targets of `scripts/fuzz` (see docs/development.md): a package of its own so that
 /// libFuzzer's instrumentation reaches only the code under test. The code under test is the main
 /// package's own `CBOR`, `WebAuthn` and `LatchkeyAPI` products (a path dependency, no copies or links),
 /// which that package compiles with `-sanitize=fuzzer,address` when `LATCHKEY_FUZZ_INSTRUMENT=1` is set

@@ -1,6 +1,6 @@
 import Tracing
 
-/// The spans Latchkey makes (README "Operating it", Tracing): the ceremony, its WebAuthn verification and
+/// The spans Latchkey makes (docs/operating.md, Tracing): the ceremony, its WebAuthn verification and
 /// each database unit of work, under the request's span that `RequestSpanMiddleware` opens.
 ///
 /// Off unless a tracer was bootstrapped (`InstrumentationSystem.bootstrap`, which `latchkey serve` does

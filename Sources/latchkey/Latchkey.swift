@@ -11,8 +11,9 @@ struct Latchkey: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "latchkey",
         abstract: "Passkeys (WebAuthn) for apps: a relying-party server and its tools.",
+        version: BuildInfo.description,
         subcommands: [
-            ServeCommand.self, RegisterCommand.self, LoginCommand.self, LogoutCommand.self, AccountCommand.self, PasskeysCommand.self,
+            ServeCommand.self, InitCommand.self, RegisterCommand.self, LoginCommand.self, LogoutCommand.self, AccountCommand.self, PasskeysCommand.self,
             AuthenticatorCommand.self, VerifyCommand.self, BenchCommand.self, KeysCommand.self, BackupCommand.self, MigrateCommand.self,
             AdminCommand.self, ApproveCommand.self, ExportCommand.self, ImportCommand.self, MDSCommand.self,
         ]

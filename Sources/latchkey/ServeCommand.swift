@@ -57,10 +57,12 @@ struct ServeCommand: AsyncParsableCommand {
             Output.printError("latchkey serve: \(Self.sentence(invalid.description))")
             throw ExitCode(2)
         }
+        // The one line an operator reads at start: what this is, for whom, on what, and what is on.
         logger.info("serving", metadata: [
             "address": "\(configuration.listeningScheme)://\(configuration.host):\(configuration.port)", "rp_id": "\(configuration.rpId)",
             "origins": "\(configuration.origins.joined(separator: ","))", "database": "\(configuration.database)",
-            "config": "\(file ?? "none")",
+            "config": "\(file ?? "none")", "on": "\(Self.switchedOn(configuration).joined(separator: ","))",
+            "version": "\(BuildInfo.version)", "commit": "\(BuildInfo.commit ?? "development")",
         ])
         do {
             try await latchkey.application.runService()
@@ -104,6 +106,25 @@ struct ServeCommand: AsyncParsableCommand {
         let given = try ServeArguments(arguments)
         let file = try given.configurationFilePath(environment: environment).map(ConfigurationFile.init(path:))
         return try given.resolve(environment: environment, file: file)
+    }
+
+    /// The features this configuration turns on, by their setting's name ("none" when only the passkey API
+    /// and the page are served): the start-up line's `on`.
+    static func switchedOn(_ c: ServerConfiguration) -> [String] {
+        var on: [String] = []
+        if c.servesTLS { on.append("tls") }
+        if c.oidc { on.append("oidc") }
+        if c.accessTokens { on.append("access-tokens") }
+        if c.introspectionSecret != nil { on.append("introspection") }
+        if c.smtpURL != nil { on.append("email") }
+        if c.recoveryEmail { on.append("recovery-email") }
+        if !c.webhookEndpoints.isEmpty { on.append("webhooks") }
+        if c.adminListen != nil { on.append("admin-listen") }
+        if c.mdsBlob != nil { on.append("mds-blob") }
+        if c.requireAttestation { on.append("require-attestation") }
+        if c.trustForwardedFor { on.append("trust-forwarded-for") }
+        on += c.compatibility.map { "compat-\($0.rawValue)" }.sorted()
+        return on.isEmpty ? ["none"] : on
     }
 
     static func sentence(_ text: String) -> String {

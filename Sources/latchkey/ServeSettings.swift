@@ -6,7 +6,7 @@ import WebAuthn
 /// example-file line and the reading of its value all come from its entry (see `ServeSetting`).
 ///
 /// A new setting is one entry here, the `ServerConfiguration` property it sets (its default, its check in
-/// `validate()`), and its line in `latchkey.example.toml` (and so in README.md), which a test compares
+/// `validate()`), and its line in `latchkey.example.toml` (and so in docs/configuration.md), which a test compares
 /// with the entry. The order here is the order of `latchkey serve --help`.
 enum ServeSettings {
     static let all: [ServeSetting] = [

@@ -5,7 +5,7 @@ import OTel
 import ServiceLifecycle
 import Tracing
 
-/// `latchkey serve`'s tracing (README "Operating it", Tracing): OpenTelemetry spans exported over OTLP/HTTP
+/// `latchkey serve`'s tracing (docs/operating.md, Tracing): OpenTelemetry spans exported over OTLP/HTTP
 /// by swift-otel, configured by the standard `OTEL_*` variables.
 ///
 /// Off unless asked for: tracing is on when `OTEL_SDK_DISABLED` is not `true` and either

@@ -9,7 +9,7 @@ import WebAuthn
 
 /// `latchkey serve --config FILE`: every setting is read, the order is flag > environment > file >
 /// default, mistakes are one sentence that names the setting and the file, secrets stay out of sentences,
-/// and the README's sample is the example file and parses.
+/// and the manual's sample (docs/configuration.md) is the example file and parses.
 @Suite("latchkey serve --config", .serialized)
 struct ConfigurationFileTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -303,13 +303,13 @@ struct ConfigurationFileTests {
         _ = try ConfigurationFile(path: file.path)
     }
 
-    // MARK: - The README's sample
+    // MARK: - The manual's sample
 
-    @Test("the README's sample is latchkey.example.toml, names every setting, and gives the defaults")
+    @Test("docs/configuration.md's sample is latchkey.example.toml, names every setting, and gives the defaults")
     func readmeSample() throws {
         let example = try String(contentsOf: Self.repository.appendingPathComponent("latchkey.example.toml"), encoding: .utf8)
-        let readme = try String(contentsOf: Self.repository.appendingPathComponent("README.md"), encoding: .utf8)
-        #expect(readme.contains("```toml\n" + example + "```\n"), "README.md shows latchkey.example.toml verbatim")
+        let manual = try String(contentsOf: Self.repository.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
+        #expect(manual.contains("```toml\n" + example + "```\n"), "docs/configuration.md shows latchkey.example.toml verbatim")
         for key in ServeSettings.fileKeys {
             let named = example.split(separator: "\n").contains { line in
                 line.hasPrefix("\(key) =") || line.hasPrefix("# \(key) =")

@@ -31,7 +31,7 @@ UNITS = ROOT / "deploy" / "systemd"
 INSTALLED = "/usr/local/bin/latchkey"
 SERVICES = ["latchkey.service", "latchkey-backup.service"]
 DYNAMIC_UID = 61184  # the uid sandbox.py runs the service as when we are root
-# The hardening both services carry (README, "Operating it", says what each buys).
+# The hardening both services carry (docs/operating.md says what each buys).
 HARDENING = {
     "DynamicUser": "yes", "User": "latchkey", "StateDirectory": "latchkey", "UMask": "0077",
     "ProtectSystem": "strict", "ProtectHome": "yes", "PrivateTmp": "yes", "PrivateDevices": "yes", "ProtectKernelTunables": "yes",
