@@ -68,11 +68,4 @@ enum CeremonySteps {
             disabledAt: try row.decode(column: "a_disabled_at", as: Int64?.self).map(Timestamp.date))
         return (credential, account)
     }
-
-    /// Stores a session, in the transaction of the ceremony that opens it (a login's, a registration's).
-    static func insert(_ session: NewSession, on db: any SQLDatabase) async throws {
-        try await db.run(StoreQuery(
-            SQL.insertSession, .blob(session.tokenHash), .text(session.accountId), .milliseconds(session.createdAt),
-            .milliseconds(session.expiresAt), .blob(session.credentialId), .integer(session.userVerified)))
-    }
 }

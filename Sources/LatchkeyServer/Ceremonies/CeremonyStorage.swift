@@ -62,7 +62,7 @@ extension CeremonyStorage {
     ) async throws {
         try await connections.transaction { db in
             try await CeremonySteps.createAccount(account, credential: credential, challenge: challenge, on: db)
-            if let session { try await CeremonySteps.insert(session, on: db) }
+            if let session { try await session.insert(on: db) }
             try await audit.append(events, on: db)
         }
     }

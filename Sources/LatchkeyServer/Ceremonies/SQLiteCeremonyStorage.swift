@@ -36,7 +36,7 @@ struct SQLiteCeremonyStorage: CeremonyStorage {
                     SQL.recordLogin, .integer(Int64(writes.signCount)), .integer(writes.backupState), .integer(writes.userVerified),
                     .milliseconds(writes.session.createdAt), .blob(credential.id), .integer(Int64(credential.signCount))))
                 guard moved == 1 else { throw Unfinished(outcome: .signCountMoved(accountId: account.id)) }
-                try await CeremonySteps.insert(writes.session, on: db)
+                try await writes.session.insert(on: db)
                 try await audit.append(writes.events, on: db)
                 return .completed(account, writes)
             }

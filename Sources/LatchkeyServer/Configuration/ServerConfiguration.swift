@@ -233,7 +233,6 @@ public struct ServerConfiguration: Sendable {
     /// A setting that cannot be used (the type every layer throws for one; see `InvalidSetting`).
     public typealias Invalid = InvalidSetting
 
-    /// Checks the values that can be checked without the network or the database.
     /// `adminListen` as host and port; nil when unset or not `HOST:PORT`.
     public var adminAddress: (host: String, port: Int)? {
         guard let adminListen, let colon = adminListen.lastIndex(of: ":"), let port = Int(adminListen[adminListen.index(after: colon)...]),
@@ -244,7 +243,11 @@ public struct ServerConfiguration: Sendable {
         return host.isEmpty ? nil : (host, port)
     }
 
-    public func validate() throws(Invalid) {
+    /// Checks the settings of serving itself — the addresses, the RP and its origins, lifetimes, limits, the
+    /// database's pool, time-outs, threads. Each feature checks its own settings in its folder
+    /// (`ServerConfiguration+<Feature>.swift`), and `validate()` (Application/) asks them all: this folder names
+    /// no feature's type.
+    func validateServing() throws(Invalid) {
         guard (0...65535).contains(port) else { throw Invalid(description: "the port must be between 1 and 65535 (0: any free port), not \(port)") }
         guard !rpId.isEmpty, !rpId.contains("/"), !rpId.contains(":") else {
             throw Invalid(description: "the RP ID must be a bare domain such as example.com, not \"\(rpId)\"")
@@ -280,74 +283,6 @@ public struct ServerConfiguration: Sendable {
         guard housekeepingInterval >= 0.1, housekeepingInterval <= 3600 else {
             throw Invalid(description: "the housekeeping interval must be between 0.1 and 3600 seconds, not \(housekeepingInterval)")
         }
-        guard accessTokenTTL >= 30, accessTokenTTL <= 24 * 3600 else {
-            throw Invalid(description: "the access token lifetime must be between 30 seconds and one day, not \(accessTokenTTL)")
-        }
-        guard signingKeyLifetime >= accessTokenTTL, signingKeyLifetime >= 3600, signingKeyLifetime <= 366 * 86400 else {
-            throw Invalid(description: "a signing key must sign for at least an hour, at most a year, and at least as long as a token lives (\(accessTokenTTL) s), not \(signingKeyLifetime) s")
-        }
-        if let introspectionSecret, introspectionSecret.utf8.count < 32 {
-            throw Invalid(description: "the introspection secret must be at least 32 characters (it is all that keeps token scanners out), not \(introspectionSecret.utf8.count)")
-        }
-        // Length alone lets "passwordpasswordpasswordpassword" through (SECURITY-FINDINGS-3.md §12): a random
-        // secret of 32 characters has about 20 different ones, a repeated word a handful.
-        if let introspectionSecret, Set(introspectionSecret.unicodeScalars).count < 10 {
-            throw Invalid(description: "the introspection secret uses only \(Set(introspectionSecret.unicodeScalars).count) different characters; make a random one (openssl rand -base64 32)")
-        }
-        if let oidcIssuer, OIDCIssuerRules.problem(oidcIssuer) != nil {
-            throw Invalid(description: "the OpenID Connect issuer \(oidcIssuer) \(OIDCIssuerRules.problem(oidcIssuer) ?? "")")
-        }
-        if oidc, OIDCIssuerRules.problem(effectiveOIDCIssuer) != nil {
-            throw Invalid(description: "the OpenID Connect issuer \(effectiveOIDCIssuer) (the first origin) \(OIDCIssuerRules.problem(effectiveOIDCIssuer) ?? ""); give --oidc-issuer")
-        }
-        if let webfingerDomain, webfingerDomain.isEmpty || webfingerDomain.contains(where: { !($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }) {
-            throw Invalid(description: "the webfinger domain must be a domain name (example.com), not \(webfingerDomain)")
-        }
-        guard oidcRefreshTTL >= 3600, oidcRefreshTTL <= 366 * 86400 else {
-            throw Invalid(description: "the refresh token lifetime must be between an hour and a year, not \(oidcRefreshTTL) s")
-        }
-        if requireAttestation, attestation != .direct {
-            throw Invalid(description: "--require-attestation needs --attestation direct, or no authenticator is ever asked to prove its make")
-        }
-        if mdsRoot != nil, mdsBlob == nil {
-            throw Invalid(description: "--mds-root names the root of a metadata BLOB; give the BLOB too (--mds-blob FILE)")
-        }
-        for (setting, hints) in [("--registration-hints", registrationHints), ("--login-hints", loginHints)] where Set(hints).count != hints.count {
-            throw Invalid(description: "\(setting) names a hint twice: \(hints.map(\.rawValue).joined(separator: ","))")
-        }
-        if let prfSalt {
-            guard let bytes = Base64URL.decode(prfSalt), InputRules.prfInputBytes.contains(bytes.count) else {
-                throw Invalid(description: "--prf-salt must be 1 to 64 bytes as base64url (32 random bytes: openssl rand 32 | basenc --base64url), not \"\(prfSalt)\"")
-            }
-        }
-        if let smtpURL { _ = try SMTPServer(parsing: smtpURL) }
-        if let smtpFrom, MailMessage.Mailbox.parse(smtpFrom) == nil {
-            throw Invalid(description: "the mails' sender (--smtp-from) must be an address or Name <address>, not \"\(smtpFrom)\"")
-        }
-        if smtpFrom == nil, smtpURL != nil, MailMessage.Mailbox.parse("noreply@\(rpId)") == nil {
-            throw Invalid(description: "give the mails' sender (--smtp-from): noreply@\(rpId) is not an address")
-        }
-        if recoveryEmail, smtpURL == nil {
-            throw Invalid(description: "--recovery-email needs --smtp-url: recovery links are mailed through it")
-        }
-        try validateSignUpDomains()
-        if adminListen != nil, adminAddress == nil {
-            throw Invalid(description: "--admin-listen must be HOST:PORT (127.0.0.1:9090, [::1]:9090), not \(adminListen ?? "")")
-        }
-        if !webhookEndpoints.isEmpty {
-            guard let webhookSecret, webhookSecret.utf8.count >= 32, Set(webhookSecret.unicodeScalars).count >= 10 else {
-                throw Invalid(description: "webhooks need a signing secret of at least 32 random characters (--webhook-secret-file; openssl rand -base64 32 > FILE)")
-            }
-        }
-        guard (1...100).contains(webhookMaxAttempts) else {
-            throw Invalid(description: "a webhook delivery must be tried between 1 and 100 times, not \(webhookMaxAttempts)")
-        }
-        guard webhookRetryDelay >= 1, webhookRetryDelay <= 3600 else {
-            throw Invalid(description: "the first webhook retry must wait between 1 and 3600 seconds, not \(webhookRetryDelay)")
-        }
-        if !webhookAllowPrivate, let inward = webhookEndpoints.lazy.compactMap(WebhookAddressPolicy.startupRefusal).first {
-            throw Invalid(description: inward)
-        }
         guard (1...1000).contains(databasePoolSize) else {
             throw Invalid(description: "the database pool must hold between 1 and 1000 connections, not \(databasePoolSize)")
         }
@@ -364,23 +299,11 @@ public struct ServerConfiguration: Sendable {
         guard maxConnectionsPerClient >= 0 else {
             throw Invalid(description: "the per-client connection limit must be 0 (none) or a number of connections, not \(maxConnectionsPerClient)")
         }
-        if let problem = CompatibilityAPI.problem(withPassKeysDemoPath: passKeysDemoPath) {
-            throw Invalid(description: "the PassKeysDemo path (--compat-passkeysdemo-path) \(problem), not \"\(passKeysDemoPath)\"")
-        }
         if let repeated = Dictionary(grouping: androidApps, by: \.packageName).first(where: { $0.value.count > 1 && Set($0.value.map(\.fingerprint)).count < $0.value.count }) {
             throw Invalid(description: "the Android app \(repeated.key) is given twice with the same fingerprint")
         }
         guard (0...256).contains(threads) else { throw Invalid(description: "the number of threads must be between 1 and 256 (0: one per core), not \(threads)") }
         try ServerCertificate.checkFiles(certificate: tlsCertificateFile, key: tlsKeyFile)
-    }
-
-    /// The SMTP server, when one is configured (and valid: `validate()` checked it).
-    var smtpServer: SMTPServer? { smtpURL.flatMap { try? SMTPServer(parsing: $0) } }
-
-    /// The mails' sender: `smtpFrom`, else the RP name at `noreply@` the RP ID.
-    var mailSender: MailMessage.Mailbox? {
-        if let smtpFrom { return MailMessage.Mailbox.parse(smtpFrom) }
-        return MailMessage.Mailbox.parse("noreply@\(rpId)").map { MailMessage.Mailbox(name: rpName, address: $0.address) }
     }
 
     /// Whether `latchkey serve` speaks HTTPS itself (`--tls-cert` and `--tls-key`).
@@ -431,12 +354,6 @@ public struct ServerConfiguration: Sendable {
     }
 
     var keyFileDescription: String { effectiveKeyFile.map { "the key file \($0)" } ?? "this process's in-memory key" }
-
-    /// The key-encryption key, from the key file (made when absent), or a new one in memory.
-    func keyEncryptionKey() throws(Invalid) -> SymmetricKey {
-        guard let path = effectiveKeyFile else { return SymmetricKey(size: .bits256) }
-        return try KeyFile.loadOrCreate(at: path)
-    }
 
     /// The first head's deadline as NIO takes it: `headTimeout`, at most the idle time-out; nil for none.
     var headTimeAmount: TimeAmount? {

@@ -1,4 +1,6 @@
 import Foundation
+import LatchkeyDatabase
+import SQLKit
 
 /// An account row (DESIGN §4).
 struct AccountRecord: Sendable, Equatable {
@@ -58,6 +60,14 @@ struct NewSession: Sendable {
     let expiresAt: Date
     /// The ceremony that opened it verified the user (UV flag), not only their presence.
     let userVerified: Bool
+
+    /// Stores the session, in the transaction of the unit of work that opens it (a login's, a
+    /// registration's, a recovery's).
+    func insert(on db: any SQLDatabase) async throws {
+        try await db.run(StoreQuery(
+            SQL.insertSession, .blob(tokenHash), .text(accountId), .milliseconds(createdAt),
+            .milliseconds(expiresAt), .blob(credentialId), .integer(userVerified)))
+    }
 }
 
 /// A live session as an access token describes it.

@@ -3,13 +3,12 @@ import LatchkeyDatabase
 import SQLKit
 
 /// All persistence, over SQLKit, with the same SQL on SQLite and PostgreSQL. Methods are the units of
-/// work the service needs; each is one statement or one transaction. The ceremonies' writes, whose order
-/// differs by database, are `ceremonies`.
+/// work the service needs; each is one statement or one transaction. It holds what every feature shares
+/// (accounts, passkeys, sessions, used challenges, the audit trail); a feature's own storage is an extension in
+/// the feature's folder (`Store+<Feature>.swift`), or a store of its own it hands out there (`ceremonies`,
+/// `invitations`), so that this folder names no feature.
 struct Store: Sendable {
     let connections: DatabaseConnections
-    /// Registration's and login's writes, in the order that suits the database (`CeremonyStorage`),
-    /// chosen here once.
-    let ceremonies: any CeremonyStorage
     /// Writes the audit events of a unit of work in its transaction (and queues them for webhooks).
     let audit: AuditTrail
 
@@ -18,14 +17,7 @@ struct Store: Sendable {
     init(connections: DatabaseConnections, webhookEndpoints: [String] = []) {
         self.connections = connections
         self.audit = AuditTrail(webhookEndpoints: webhookEndpoints)
-        switch connections.flavor {
-        case .sqlite: ceremonies = SQLiteCeremonyStorage(connections: connections, audit: audit)
-        case .postgres: ceremonies = PostgresCeremonyStorage(connections: connections, audit: audit)
-        }
     }
-
-    /// The invitations' own storage (`Invitations/`), over these connections and this audit trail.
-    var invitations: InvitationStore { InvitationStore(store: self) }
 
     /// Why a unit of work wrote nothing (the ceremonies' writes throw these too).
     enum Failure: Error, Equatable {
@@ -217,7 +209,7 @@ struct Store: Sendable {
     // MARK: Sessions
 
     func insertSession(_ session: NewSession) async throws {
-        try await connections.withConnection { db in try await CeremonySteps.insert(session, on: db) }
+        try await connections.withConnection { db in try await session.insert(on: db) }
     }
 
     /// A live session with what an access token says about it, by its token's hash.

@@ -1,31 +1,12 @@
 import Foundation
 import LatchkeyAPI
 
-/// Who may have an account (`--signup`, issue 43). Every way in asks this one rule: the API's and the
-/// page's registration and the compatibility APIs' (all through `CeremonyService`), and an invitation's
-/// use (`InvitationService`). Operators make accounts under any policy.
-public enum SignUpPolicy: String, Sendable, CaseIterable {
-    /// Anyone who reaches the page registers, as before there was a policy.
-    case open
-    /// Only the holder of a valid invitation gets an account.
-    case invite
-    /// No new accounts at all, but those an operator makes (`latchkey admin accounts create`).
-    case closed
-
-    /// Whether someone without an invitation may make an account.
-    var admitsStrangers: Bool { self == .open }
-
-    /// Whether an invitation for a new person (not one an operator made the account of) may make one.
-    var admitsInvitations: Bool { self != .closed }
-
+extension SignUpPolicy {
     /// The one refusal of a sign-up the policy does not allow, in every way in.
     static let refusal = APIError(.signupClosed, "New accounts here are by invitation only: ask the service's operator for an invitation link.")
 }
 
 extension ServerConfiguration {
-    /// The policy in force: as set, else `invite` with OpenID Connect and `open` without.
-    public var effectiveSignUp: SignUpPolicy { signUp ?? (oidc ? .invite : .open) }
-
     /// Refuses a new account made without an invitation (`SignUpPolicy.refusal`) unless the policy is `open`.
     func requireOpenSignUp() throws(APIError) {
         guard effectiveSignUp.admitsStrangers else { throw SignUpPolicy.refusal }

@@ -1,0 +1,32 @@
+import Foundation
+import LatchkeyDatabase
+import SQLKit
+
+/// The rate limiter's buckets shared by every instance on one PostgreSQL (`--rate-limit-scope database`):
+/// `SharedRateLimit` takes from them; the housekeeping forgets full ones.
+extension Store {
+    /// One request by `client` against the shared bucket of `perMinute` requests a minute (PostgreSQL).
+    func admitRequest(client: [UInt8], perMinute: Int) async throws -> RateLimiter.Decision {
+        let taken = try await takeRateTokens(client: client, perMinute: perMinute, wanted: 1)
+        return taken.granted > 0 ? .allowed : .limited(retryAfter: taken.retryAfter)
+    }
+
+    /// Takes up to `wanted` (at least 1) tokens from `client`'s shared bucket (PostgreSQL): how many it
+    /// got, and when none, after how many whole seconds the next one will be there.
+    func takeRateTokens(client: [UInt8], perMinute: Int, wanted: Int) async throws -> (granted: Int, retryAfter: Int) {
+        try await connections.withConnection { db in
+            guard let row = try await db.first(StoreQuery(
+                SQL.takeRateTokens, .blob(client), .integer(Int64(perMinute)), .integer(Int64(max(wanted, 1)))))
+            else { return (max(wanted, 1), 0) }
+            let granted = Int(try row.decode(column: "granted", as: Double.self))
+            let tokens = try row.decode(column: "tokens", as: Double.self)
+            return (granted, max(1, Int(((1 - tokens) * 60 / Double(max(perMinute, 1))).rounded(.up))))
+        }
+    }
+
+    /// Forgets the buckets that have refilled (PostgreSQL; SQLite has no shared buckets).
+    func purgeRateLimits() async throws {
+        guard connections.flavor == .postgres else { return }
+        try await connections.withConnection { db in try await db.run(StoreQuery(SQL.purgeRateLimits)) }
+    }
+}
