@@ -6,15 +6,23 @@ import SQLKit
 /// they record — and queues each for every webhook endpoint in the same commit (the outbox), so that an
 /// event is delivered exactly when its change happened.
 struct AuditTrail: Sendable {
+    /// The endpoints behind one reference: an audit trail is then one word, and a value that holds it and the
+    /// connections (`Store.ceremonies`, made per use) fits an existential's inline buffer, allocating nothing.
+    private final class Endpoints: Sendable {
+        let ids: [String]
+        let list: String
+        init(_ ids: [String]) { self.ids = ids; list = ids.joined(separator: ",") }
+    }
+    private let endpoints: Endpoints
+
     /// The ids of the configured webhook endpoints (`WebhookEndpoint.id`); empty without webhooks, and
     /// then an event costs one insert.
-    let webhookEndpoints: [String]
+    var webhookEndpoints: [String] { endpoints.ids }
     /// The same, comma-separated, as PostgreSQL's login statement takes them (made once, not per login).
-    let webhookEndpointList: String
+    var webhookEndpointList: String { endpoints.list }
 
     init(webhookEndpoints: [String] = []) {
-        self.webhookEndpoints = webhookEndpoints
-        self.webhookEndpointList = webhookEndpoints.joined(separator: ",")
+        endpoints = Endpoints(webhookEndpoints)
     }
 
     func append(_ events: [AuditEvent], on db: any SQLDatabase) async throws {
