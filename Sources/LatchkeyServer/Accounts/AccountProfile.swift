@@ -25,7 +25,7 @@ extension AccountProfile {
             username: try row.decode(column: "username", as: String?.self),
             email: try row.decode(column: "email", as: String?.self),
             emailVerified: try row.decode(column: "email_verified", as: Int.self) != 0,
-            groups: OIDCClientRecord.list(try row.decode(column: "group_names", as: String.self)),
+            groups: SpaceSeparated.list(try row.decode(column: "group_names", as: String.self)),
             updatedAt: Timestamp.date(try row.decode(column: "updated_at", as: Int64.self)),
             disabled: try row.decode(column: "disabled_at", as: Int64?.self) != nil)
     }

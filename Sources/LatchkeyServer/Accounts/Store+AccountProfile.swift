@@ -63,7 +63,7 @@ extension Store {
             case .email(let email, nil): query = StoreQuery(SQL.setAccountEmailKeepingVerification, .text(accountId), .text(email), .milliseconds(at))
             case .emailVerified(let verified): query = StoreQuery(SQL.setAccountEmailVerified, .text(accountId), .integer(verified), .milliseconds(at))
             case .groups(let groups):
-                query = StoreQuery(SQL.setAccountGroups, .text(accountId), .text(OIDCClientRecord.stored(groups)), .milliseconds(at))
+                query = StoreQuery(SQL.setAccountGroups, .text(accountId), .text(SpaceSeparated.stored(groups)), .milliseconds(at))
             }
             guard try await db.first(query) != nil else { return false }
         }

@@ -50,7 +50,7 @@ extension OIDCClientRecord {
             createdBy: try row.decode(column: "created_by", as: String.self))
     }
 
-    /// Lists are stored space-separated: neither a URI nor a scope or group name can hold a space.
-    static func list(_ stored: String) -> [String] { stored.split(separator: " ").map(String.init) }
-    static func stored(_ list: [String]) -> String { list.joined(separator: " ") }
+    /// Lists are stored space-separated (`SpaceSeparated`): neither a URI nor a scope or group name can hold a space.
+    static func list(_ stored: String) -> [String] { SpaceSeparated.list(stored) }
+    static func stored(_ list: [String]) -> String { SpaceSeparated.stored(list) }
 }
