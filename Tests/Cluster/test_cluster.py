@@ -13,7 +13,6 @@ access log has paths without their query strings.
 import concurrent.futures
 import os
 import pathlib
-import re
 import secrets
 import signal
 import subprocess
@@ -32,6 +31,7 @@ sys.path.insert(0, str(HERE.parents[2] / "deploy"))
 from cluster import Cluster  # noqa: E402
 from latchkey_server import Endpoint  # noqa: E402
 from processes import free_port, healthy, start_latchkey, wait_until  # noqa: E402
+from schema import declared_versions  # noqa: E402
 from soft_webauthn_client import login, login_response, register, registration_response  # noqa: E402
 
 FLAGS = ["--user-verification", "preferred", "--rate-limit", "1000000", "--housekeeping-interval", "1", "--database-timeout", "2"]
@@ -218,14 +218,8 @@ def test_three_instances_starting_together_on_an_empty_database_migrate_it_once(
         finally:
             stop(processes)
         output = [row[0] for row in cluster.psql("SELECT version FROM schema_migrations ORDER BY version", database=name)]
-        # Each version Migrations.swift declares, once (they need not be contiguous: branches reserve numbers).
+        # Each version the migrations declare, once (they need not be contiguous: branches reserve numbers).
         assert output == [str(v) for v in declared_versions()], output
-
-
-def declared_versions():
-    """Every `version: N` in Migrations.swift, in order."""
-    source = (pathlib.Path(__file__).resolve().parents[2] / "Sources/LatchkeyServer/Storage/Migrations.swift").read_text()
-    return sorted(int(number) for number in re.findall(r"^\s*version: (\d+),$", source, re.M))
 
 
 def test_the_rate_limit_holds_across_instances(cluster):

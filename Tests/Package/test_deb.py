@@ -51,8 +51,10 @@ def installed_version():
 
 
 def known_versions():
-    source = (ROOT / "Sources/LatchkeyServer/Storage/Migrations.swift").read_text()
-    return sorted(int(number) for number in re.findall(r"^\s*version: (\d+),$", source, re.M))
+    """Every schema version the current source knows (`schema.declared_versions`, Tests/Support)."""
+    sys.path.insert(0, str(ROOT / "Tests" / "Support"))
+    from schema import declared_versions
+    return declared_versions()
 
 
 def schema_versions(path):

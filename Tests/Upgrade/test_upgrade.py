@@ -25,6 +25,7 @@ sys.path.insert(0, str(HERE))
 from accounts import ACCOUNTS, CREDO, sign_in  # noqa: E402
 from latchkey_server import Server  # noqa: E402
 from processes import PrivatePostgres, free_port, latchkey_binary  # noqa: E402
+from schema import declared_versions  # noqa: E402
 
 FIXTURES = HERE / "fixtures"
 FIXTURE_VERSION = 9
@@ -32,10 +33,8 @@ STORES = [store for _, passkeys in ACCOUNTS for _, store, _ in passkeys]
 
 
 def known_versions():
-    """Every schema version the current source knows (each `version: N` in Migrations.swift), in order: they
-    need not be contiguous, as branches reserve numbers."""
-    source = (HERE.parents[1] / "Sources/LatchkeyServer/Storage/Migrations.swift").read_text()
-    return sorted(int(number) for number in re.findall(r"^\s*version: (\d+),$", source, re.M))
+    """Every schema version the current source knows (`schema.declared_versions`), in order."""
+    return declared_versions()
 
 
 def latest_version():
