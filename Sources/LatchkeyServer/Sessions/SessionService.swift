@@ -5,6 +5,9 @@ struct SessionService: Sendable {
     let store: Store
     let ttl: TimeInterval
     let now: @Sendable () -> Date
+    /// The forward-auth check's cache: a logout here forgets its session at once (other instances within
+    /// the cache's lifetime).
+    var forwardAuthCache: ForwardAuthCache? = nil
 
     /// The row that stores a new token, for a caller that writes it in its own transaction.
     func session(for token: SessionToken, accountId: String, credentialId: [UInt8], userVerified: Bool) -> NewSession {
@@ -44,6 +47,7 @@ struct SessionService: Sendable {
         if let origin {
             event = { accountId in origin.event(.sessionEnded, at: at, account: accountId) }
         }
+        forwardAuthCache?.forget(tokenHash: SessionToken.hash(of: token))
         try await store.deleteSession(tokenHash: SessionToken.hash(of: token), event: event)
     }
 
@@ -52,6 +56,7 @@ struct SessionService: Sendable {
     @discardableResult
     func revokeAll(accountId: String, origin: AuditOrigin) async throws -> Int {
         let at = now()
+        forwardAuthCache?.forget(accountId: accountId)
         return try await store.deleteSessions(accountId: accountId) { ended in
             origin.event(.sessionsRevoked, at: at, account: accountId, detail: ["sessions": .number(ended)])
         }
