@@ -107,7 +107,7 @@ enum ServeSettings {
               help: "Send the session cookie to this domain and every name under it (the RP ID or a parent of it): one sign-in for the apps forward authentication protects",
               default: "none: this host only"),
         .list("forward-auth-rule", \.forwardAuthRules,
-              help: "Who may pass GET /api/forward-auth: HOST[/PATH] signed-in|groups=A,B|deny [max-age=SECONDS], first match wins, no match is refused",
+              help: "Who may pass GET /api/forward-auth: HOST[/PATH] then signed-in, groups=A|B or deny, then optionally max-age=SECONDS; first match wins, no match is refused",
               parse: { try ForwardAuthRule(parsing: $0) }, show: \.description),
         .text("forward-auth-header-prefix", \.forwardAuthHeaderPrefix, help: "The prefix of the identity headers the check answers with (User, Name, Email, Groups)"),
         .seconds("forward-auth-cache-ttl", \.forwardAuthCacheTTL, whole: false,

@@ -1,10 +1,12 @@
 import Foundation
+import LatchkeyAPI
 
 /// One `--forward-auth-rule`: which requests it is about (a host, wildcards allowed, and an optional path
 /// prefix) and who may pass. Written `HOST[/PATH] POLICY [max-age=SECONDS]`, for example
-/// `grafana.example.com signed-in`, `*.example.com/admin groups=admins,ops max-age=300`, `wiki.example.com deny`.
+/// `grafana.example.com signed-in`, `*.example.com/admin groups=admins|ops max-age=300`, `wiki.example.com deny`.
 ///
-/// The rules are kept as text in the configuration (a flag, a variable, a list in the file) so that they
+/// Groups are separated by `|` (read "or"), never a comma: a list setting's variable
+/// (`LATCHKEY_FORWARD_AUTH_RULE`) separates its items with commas. The rules are kept as text in the configuration (a flag, a variable, a list in the file) so that they
 /// travel the way every other setting does; the first rule that matches a request decides it
 /// (`ForwardAuthRules`), and a request no rule matches is refused.
 public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
@@ -33,7 +35,7 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
         let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
         let shown = Self.printable(text)
         guard words.count == 2 || words.count == 3 else {
-            throw .init(description: "a forward-auth rule is HOST[/PATH] signed-in|groups=A,B|deny [max-age=SECONDS], not \"\(shown)\"")
+            throw .init(description: "a forward-auth rule is HOST[/PATH] signed-in, groups=A|B or deny, then optionally max-age=SECONDS; not \"\(shown)\"")
         }
         let target = words[0].lowercased()
         let slash = target.firstIndex(of: "/")
@@ -61,13 +63,14 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
         } else if word == "deny" {
             policy = .deny
         } else if word.hasPrefix("groups=") {
-            let groups = words[1].dropFirst("groups=".count).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            guard !groups.isEmpty, groups.allSatisfy({ !$0.isEmpty && $0.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value != 0x7f } }) else {
-                throw .init(description: "the forward-auth rule \"\(shown)\" names no group, or an empty one: groups=admins,ops")
+            let groups = words[1].dropFirst("groups=".count).split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            // A group's name as accounts hold them (`InputRules.groupName`): a rule naming another could never match.
+            guard !groups.isEmpty, groups.allSatisfy({ (1...InputRules.groupNameCharacters).contains($0.utf8.count) && $0.utf8.allSatisfy(InputRules.isNameByte) }) else {
+                throw .init(description: "the forward-auth rule \"\(shown)\" names no group, an empty one, or one that is not a group's name (letters, digits, . _ -): groups=admins|ops")
             }
             policy = .groups(groups)
         } else {
-            throw .init(description: "the forward-auth rule \"\(shown)\" says \"\(Self.printable(words[1]))\"; who may pass is signed-in, groups=A,B or deny")
+            throw .init(description: "the forward-auth rule \"\(shown)\" says \"\(Self.printable(words[1]))\"; who may pass is signed-in, groups=A|B or deny")
         }
         var maxAge: Int?
         if words.count == 3 {
@@ -87,7 +90,7 @@ public struct ForwardAuthRule: Sendable, Equatable, CustomStringConvertible {
         let who: String
         switch policy {
         case .signedIn: who = "signed-in"
-        case .groups(let groups): who = "groups=" + groups.joined(separator: ",")
+        case .groups(let groups): who = "groups=" + groups.joined(separator: "|")
         case .deny: who = "deny"
         }
         return host + (pathPrefix ?? "") + " " + who + (maxAge.map { " max-age=\($0)" } ?? "")

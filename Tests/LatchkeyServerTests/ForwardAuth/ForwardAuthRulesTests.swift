@@ -9,16 +9,16 @@ import Testing
 struct ForwardAuthRulesTests {
     @Test("rules parse HOST[/PATH] POLICY [max-age=N] and refuse anything else in a sentence")
     func parsing() throws {
-        let rule = try ForwardAuthRule(parsing: "*.Example.com/admin/ groups=admins,ops max-age=300")
+        let rule = try ForwardAuthRule(parsing: "*.Example.com/admin/ groups=admins|ops max-age=300")
         #expect(rule.host == "*.example.com" && rule.pathPrefix == "/admin" && rule.policy == .groups(["admins", "ops"]) && rule.maxAge == 300)
-        #expect(rule.description == "*.example.com/admin groups=admins,ops max-age=300")
+        #expect(rule.description == "*.example.com/admin groups=admins|ops max-age=300")
         #expect(try ForwardAuthRule(parsing: "grafana.example.com signed-in").policy == .signedIn)
         #expect(try ForwardAuthRule(parsing: "* deny").policy == .deny)
         #expect(try ForwardAuthRule(parsing: "app.example.com/ signed-in").pathPrefix == nil)
         for bad in [
             "", "example.com", "example.com maybe", "exa_mple.com signed-in", "*example.com signed-in", "a.*.com signed-in",
             "example.com/a?b signed-in", "example.com/a/../b signed-in", "example.com/%61 signed-in", "example.com groups=",
-            "example.com groups=a,,b", "example.com deny max-age=5", "example.com signed-in max-age=0", "example.com signed-in ttl=5",
+            "example.com groups=a||b", "example.com groups=a,b", "example.com groups=a|b c", "example.com deny max-age=5", "example.com signed-in max-age=0", "example.com signed-in ttl=5",
             "example.com signed-in max-age=5 extra",
         ] {
             #expect(throws: ServerConfiguration.Invalid.self, "\(bad)") { try ForwardAuthRule(parsing: bad) }
