@@ -330,10 +330,12 @@ def state(driver):
 
 def visit_and_sign_in(driver, latchkey, url):
     """Opens `url` on the app: Latchkey's page asks for the passkey (or the page's passkey autofill, which
-    Chromium's virtual authenticator answers at once, signs in by itself); back on `url`."""
+    Chromium's virtual authenticator answers at once, signs in by itself); back on `url`. The autofill can
+    be so quick that the browser is back before a look at Latchkey's page: that it went through the page is
+    read off Latchkey's log instead (the page's question, GET /api/forward-auth/verdict)."""
+    asked = latchkey.log_text().count("path=/api/forward-auth/verdict ")
     driver.get(url)
-    wait(driver).until(lambda d: d.current_url.startswith(latchkey.page + "/forward-auth?rd="))
-    wait(driver).until(lambda d: d.current_url == url or state(d) == "login")
+    wait(driver).until(lambda d: d.current_url == url or (d.current_url.startswith(latchkey.page + "/forward-auth?rd=") and state(d) == "login"))
     if driver.current_url != url:
         button = wait(driver).until(lambda d: d.find_element(By.ID, "login") if d.find_element(By.ID, "login").is_displayed() else None)
         try:
@@ -341,6 +343,7 @@ def visit_and_sign_in(driver, latchkey, url):
         except Exception:
             pass  # the autofill got there first and the page moved on
     wait(driver).until(lambda d: d.current_url == url)
+    assert latchkey.log_text().count("path=/api/forward-auth/verdict ") > asked, "not through Latchkey's page"
 
 
 def session_cookie(driver, latchkey):
