@@ -54,6 +54,9 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let oidcMalformedRequest = ErrorCode("oidc_malformed_request", .badRequest)
     package static let oidcInvalidClient = ErrorCode("oidc_invalid_client", .badRequest)
     package static let oidcInvalidRedirectURI = ErrorCode("oidc_invalid_redirect_uri", .badRequest)
+    /// Forward authentication: the address to check or to go back to is missing, malformed, or not on
+    /// the cookie domain (never redirected to).
+    package static let invalidReturnURL = ErrorCode("invalid_return_url", .badRequest)
 
     // MARK: 401: not authenticated, or a ceremony failed verification
 
@@ -165,7 +168,7 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownDeviceRequest, unknownEmailToken, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
         bodyTooLarge, invalidField, rateLimited, tooManyEmails, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,
-        oidcMalformedRequest, oidcInvalidClient, oidcInvalidRedirectURI, oidcGroupNotAllowed,
+        oidcMalformedRequest, oidcInvalidClient, oidcInvalidRedirectURI, oidcGroupNotAllowed, invalidReturnURL,
         unknownClient, unknownApp, clientIdTaken, clientIsPublic, usernameTaken,
         clientIdInvalid, clientNameInvalid, redirectURIRequired, redirectURIInvalid, postLogoutURIInvalid, idTokenAlgInvalid,
         clientScopeInvalid, openidScopeRequired, groupNameInvalid, usernameInvalid, emailInvalid, invalidPRF,

@@ -49,6 +49,8 @@ struct BenchCommand: AsyncParsableCommand {
     var registration = false
     @Flag(help: "Also measure a whole OpenID Connect sign-in (the server started with --oidc): per iteration a passkey login, the authorization (a first-party client: no consent), the code for tokens at /oidc/token, and /oidc/userinfo.")
     var oidc = false
+    @Flag(name: .customLong("forward-auth"), help: "Also measure the forward-auth check (the server started with --forward-auth-rule '* signed-in'): per iteration one GET /api/forward-auth with a signed-in session's cookie and a proxy's X-Forwarded-* headers, against a floor of one GET /healthz.")
+    var forwardAuth = false
     @Flag(help: "Also measure a whole recovery: per iteration an operator's grant (POST /api/admin/accounts/ID/recovery with a recovery key the benchmark stores), its code exchanged for a restricted session, and a new passkey added with it (options, SoftAuthenticator, verify).")
     var recovery = false
 
@@ -69,6 +71,9 @@ struct BenchCommand: AsyncParsableCommand {
         guard !oidc || client == .lean else { throw ValidationError("--oidc runs with the lean client") }
         guard !recovery || (client == .lean && server == nil) else {
             throw ValidationError("--recovery runs with the lean client, on a server the benchmark starts (its admin key is stored in that database)")
+        }
+        guard !forwardAuth || (client == .lean && server == nil) else {
+            throw ValidationError("--forward-auth runs with the lean client, on a server the benchmark starts (with its forward-auth rule)")
         }
         guard !oidc || server == nil else {
             throw ValidationError("--oidc registers its client in the database of the server the benchmark starts; it does not go with --server")
@@ -102,7 +107,8 @@ struct BenchCommand: AsyncParsableCommand {
             if oidc { try await BenchOIDCClient.register(secret: Self.oidcSecret, into: location, logger: Logger(label: "bench")) }
             if recovery { adminKey = try await BenchAdminKey.create(in: location, logger: Logger(label: "bench")) }
             let process = try BenchServer.start(
-                database: database ?? "sqlite:\(directory.path)/bench.sqlite", logLevel: serverLogLevel, oidc: oidc, recovery: recovery)
+                database: database ?? "sqlite:\(directory.path)/bench.sqlite", logLevel: serverLogLevel, oidc: oidc, recovery: recovery,
+                forwardAuth: forwardAuth)
             started = process
             target = try BenchTarget(url: process.base, origin: BenchServer.origin)
             pids = [process.pid]
@@ -149,7 +155,7 @@ struct BenchCommand: AsyncParsableCommand {
         for count in clientCounts {
             var perLogin: [Iteration: Double] = [:]
             for iteration in [Iteration.login] + (registration ? [.registration] : []) + (oidc ? [.oidc] : [])
-                + (recovery ? [.recovery] : []) + (floor ? [.floor] : []) {
+                + (recovery ? [.recovery] : []) + (floor ? [.floor] : []) + (forwardAuth ? [.forwardAuth, .forwardAuthFloor] : []) {
                 let before = cpu()
                 let result = try await measure(
                     api: api, target: target, users: Array(loginUsers.prefix(count)), iteration: iteration, adminKey: adminKey)
@@ -168,6 +174,9 @@ struct BenchCommand: AsyncParsableCommand {
             }
             if let login = perLogin[.login], let flow = perLogin[.recovery], login > 0, !pids.isEmpty {
                 print(String(format: "ratio           %7d  server CPU per recovery / login: %.2f×", count, flow / login))
+            }
+            if let check = perLogin[.forwardAuth], let floor = perLogin[.forwardAuthFloor], floor > 0, !pids.isEmpty {
+                print(String(format: "ratio           %7d  server CPU per forward-auth check / floor (one healthz): %.2f×", count, check / floor))
             }
             if let login = perLogin[.login], let floor = perLogin[.floor], floor > 0, !pids.isEmpty {
                 print(String(format: "ratio           %7d  server CPU per login / floor: %.2f×", count, login / floor))
@@ -190,6 +199,10 @@ struct BenchCommand: AsyncParsableCommand {
         case oidc
         /// An operator's recovery grant, its exchange, and a passkey added with the restricted session (`--recovery`).
         case recovery
+        /// One forward-auth check with a signed-in session's cookie, as a proxy asks it (`--forward-auth`).
+        case forwardAuth
+        /// One GET /healthz: the forward-auth check's floor, the same one request that costs the server nothing but HTTP.
+        case forwardAuthFloor
 
         var label: String {
             switch self {
@@ -198,6 +211,8 @@ struct BenchCommand: AsyncParsableCommand {
             case .floor: "floor (healthz)"
             case .oidc: "oidc flow     "
             case .recovery: "recovery      "
+            case .forwardAuth: "forward-auth  "
+            case .forwardAuthFloor: "floor (1 req.)"
             }
         }
 
@@ -261,6 +276,7 @@ struct BenchCommand: AsyncParsableCommand {
                         case .floor: try await api.floor(authenticator: user, origin: origin)
                         case .oidc: throw ValidationError("--oidc runs with the lean client")
                         case .recovery: throw ValidationError("--recovery runs with the lean client")
+                        case .forwardAuth, .forwardAuthFloor: throw ValidationError("--forward-auth runs with the lean client")
                         }
                         samples.append(Self.seconds(ContinuousClock.now - began))
                     }
@@ -365,7 +381,7 @@ final class BenchServer: @unchecked Sendable {
 
     /// `recovery`: every recovery adds a passkey to its account, so the accounts may hold the most passkeys
     /// the setting allows, and the recovery limits are raised as the rate limit is.
-    static func start(database: String, logLevel: String, oidc: Bool = false, recovery: Bool = false) throws -> BenchServer {
+    static func start(database: String, logLevel: String, oidc: Bool = false, recovery: Bool = false, forwardAuth: Bool = false) throws -> BenchServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         // The load comes from one address at thousands of requests a second: the limit is raised far
@@ -373,6 +389,7 @@ final class BenchServer: @unchecked Sendable {
         process.arguments = [
             "serve", "--port", "0", "--origin", origin, "--database", database, "--session-ttl", "600", "--rate-limit", "1000000000",
         ] + (oidc ? ["--oidc", "--signup", "open"] : []) + (recovery ? ["--max-passkeys-per-account", "10000"] : [])
+            + (forwardAuth ? ["--forward-auth-rule", "* signed-in"] : [])
         var environment = ProcessInfo.processInfo.environment
         environment["LOG_LEVEL"] = logLevel
         process.environment = environment

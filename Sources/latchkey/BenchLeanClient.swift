@@ -43,6 +43,8 @@ struct LeanLoadGenerator {
         let connection = try LeanHTTPConnection(target: target)
         // A recovery is for an account: this user's, learnt from one login before the clock starts.
         let accountId = iteration == .recovery ? try Self.accountId(in: login(user, on: connection)) : ""
+        // The forward-auth check is asked with a browser's session cookie: this user's, from one login before the clock starts.
+        let cookie = iteration == .forwardAuth ? "latchkey_session=" + (try Self.token(in: login(user, on: connection))) : ""
         var samples: [Double] = []
         while Date() < end {
             let began = DispatchTime.now().uptimeNanoseconds
@@ -54,6 +56,11 @@ struct LeanLoadGenerator {
             case .floor: try floor(user, on: connection)
             case .oidc: try oidcFlow(user, on: connection)
             case .recovery: try recover(accountId, on: connection)
+            case .forwardAuth:
+                _ = try connection.send("GET", "/api/forward-auth", headers: [
+                    ("Cookie", cookie), ("X-Forwarded-Proto", "http"), ("X-Forwarded-Host", "app.localhost"), ("X-Forwarded-Uri", "/dashboard?panel=1"),
+                ], expecting: 200)
+            case .forwardAuthFloor: _ = try connection.send("GET", "/healthz", expecting: 200)
             }
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
         }
@@ -115,6 +122,14 @@ struct LeanLoadGenerator {
               case .string(let id)? = account["id"]
         else { throw Failure(description: "the login answered without account.id") }
         return id
+    }
+
+    /// The session token of a login's answer.
+    private static func token(in session: [UInt8]) throws -> String {
+        guard case .object(let top) = try JSONValue.parse(session), case .string(let token)? = top["token"] else {
+            throw Failure(description: "the login answered without a token")
+        }
+        return token
     }
 
     @discardableResult
@@ -211,7 +226,7 @@ final class LeanHTTPConnection {
     /// Sends one request and returns the response body; any other status than `expected` is an error.
     func send(
         _ method: String, _ path: String, body: [UInt8]? = nil, contentType: String = "application/json", authorization: String? = nil,
-        expecting expected: Int
+        headers: [(String, String)] = [], expecting expected: Int
     ) throws -> [UInt8] {
         if closing {
             close(socket)
@@ -220,6 +235,7 @@ final class LeanHTTPConnection {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nContent-Length: \(body?.count ?? 0)\r\n"
         if body != nil { head += "Content-Type: \(contentType)\r\n" }
         if let authorization { head += "Authorization: \(authorization)\r\n" }
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
         try write(Array(head.utf8) + (body ?? []))
         let (status, responseBody) = try readResponse()

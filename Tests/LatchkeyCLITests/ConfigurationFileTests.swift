@@ -58,6 +58,10 @@ struct ConfigurationFileTests {
         max-connections-per-client = 10
         compat = ["passkeysdemo", "hanko"]
         compat-passkeysdemo-path = "/passkeys/index.php"
+        cookie-domain = "example.com"
+        forward-auth-rule = ["grafana.example.com signed-in", "*.example.com/admin groups=admins|ops max-age=600", "* deny"]
+        forward-auth-header-prefix = "X-Auth-Request-"
+        forward-auth-cache-ttl = 2.5
         """
 
     func resolve(_ arguments: [String] = [], environment: [String: String] = [:], file text: String) throws -> ServerConfiguration {
@@ -133,6 +137,10 @@ struct ConfigurationFileTests {
         #expect(c.idleTimeout == 10)
         #expect(c.maxConnections == 100)
         #expect(c.maxConnectionsPerClient == 10)
+        #expect(c.cookieDomain == "example.com")
+        #expect(c.forwardAuthRules.map(\.description) == ["grafana.example.com signed-in", "*.example.com/admin groups=admins|ops max-age=600", "* deny"])
+        #expect(c.forwardAuthHeaderPrefix == "X-Auth-Request-")
+        #expect(c.forwardAuthCacheTTL == 2.5)
         #expect(c.compatibility == [.passKeysDemo, .hanko])
         #expect(c.passKeysDemoPath == "/passkeys/index.php")
         try c.validate()

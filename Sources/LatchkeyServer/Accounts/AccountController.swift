@@ -71,18 +71,18 @@ struct AccountController: Sendable {
 
     func delete(_ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> NoContent {
         try await accounts.delete(accountId: caller.accountId, origin: origin)
-        return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
+        return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies, domain: configuration.cookieDomain)])
     }
 
     func logout(_ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> NoContent {
         try await sessions.revoke(caller.token, origin: origin)
-        return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
+        return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies, domain: configuration.cookieDomain)])
     }
 
     /// Ends every session of the account (other browsers, the command line, a device that was lost).
     func logoutEverywhere(_ caller: RequestAuthentication.Caller, origin: AuditOrigin) async throws -> NoContent {
         try await sessions.revokeAll(accountId: caller.accountId, origin: origin)
-        return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)])
+        return NoContent(headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies, domain: configuration.cookieDomain)])
     }
 
     func passkeys(_ caller: RequestAuthentication.Caller) async throws -> JSONArrayBody<PasskeyJSON> {

@@ -85,7 +85,8 @@ public struct Latchkey: Sendable {
                     logger.info("metadata BLOB", metadata: ["file": "\(blob)", "result": "\(loaded.sentence)"])
                 }
             }
-            let sessions = SessionService(store: store, ttl: configuration.sessionTTL, now: now)
+            let sessions = SessionService(
+                store: store, ttl: configuration.sessionTTL, now: now, endListener: ForwardAuthCache(lifetime: configuration.forwardAuthCacheTTL))
             let registry = PrometheusCollectorRegistry()
             let metricsFactory = PrometheusMetricsFactory(registry: registry)
             let ceremonies = CeremonyService(
@@ -119,7 +120,8 @@ public struct Latchkey: Sendable {
             return Latchkey(
                 configuration: configuration, store: store, connections: connections, sessions: sessions,
                 authenticationRules: RequestAuthentication(
-                    sessions: sessions, origins: configuration.relyingParty.origins, secureCookies: configuration.secureCookies),
+                    sessions: sessions, origins: configuration.relyingParty.origins, secureCookies: configuration.secureCookies,
+                    cookieDomain: configuration.cookieDomain),
                 ceremonies: ceremonies, issuer: issuer, oidc: oidc, providers: providers,
                 rateLimiter: RateLimiter(requestsPerMinute: max(configuration.rateLimit, 1)),
                 sharedRateLimit: configuration.rateLimit > 0 && configuration.effectiveRateLimitScope == .database
@@ -206,6 +208,9 @@ public struct Latchkey: Sendable {
             issuer: issuer, sessionTokens: configuration.accessTokens, sessions: sessions, introspectionSecret: configuration.introspectionSecret, trustForwardedFor: configuration.trustForwardedFor)
         api.addRoutes(tokens.routes(signedIn: signedIn))
         tokens.registerIntrospection(on: scope)
+        if let cache = sessions.endListener as? ForwardAuthCache {
+            ForwardAuthController(store: store, cache: cache, configuration: configuration, now: now).register(unlimited: scope, api: api)
+        }
         tokens.registerKeySet(on: root)
         WellKnownController(configuration: configuration).register(on: root)
         if page {

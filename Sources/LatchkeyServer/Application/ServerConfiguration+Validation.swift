@@ -15,6 +15,7 @@ extension ServerConfiguration {
         try validateSignUpDomains()
         try validateAdmin()
         try validateWebhooks()
+        try validateForwardAuth()
         try validateCompatibility()
         try ServerCertificate.checkFiles(certificate: tlsCertificateFile, key: tlsKeyFile)
     }

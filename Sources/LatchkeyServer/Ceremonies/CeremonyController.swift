@@ -97,7 +97,7 @@ struct CeremonyController: Sendable {
     private func session(
         _ status: HTTPResponse.Status, token: SessionToken, account: AccountRecord, prf: PRFValuesJSON? = nil
     ) -> APIReply<SessionResponse> {
-        let cookie = SessionCookie.set(token, maxAge: Int(configuration.sessionTTL), secure: configuration.secureCookies)
+        let cookie = SessionCookie.set(token, maxAge: Int(configuration.sessionTTL), secure: configuration.secureCookies, domain: configuration.cookieDomain)
         return APIReply(
             status: status, headers: [.setCookie: cookie], body: SessionResponse(token: token.value, account: AccountJSON(account), prf: prf))
     }

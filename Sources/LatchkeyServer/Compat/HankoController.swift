@@ -176,12 +176,12 @@ struct HankoController: Sendable {
     // MARK: Helpers
 
     private func signedIn(token: SessionToken, body: HankoFinalized) throws -> Response {
-        let cookie = SessionCookie.set(token, maxAge: Int(configuration.sessionTTL), secure: configuration.secureCookies)
+        let cookie = SessionCookie.set(token, maxAge: Int(configuration.sessionTTL), secure: configuration.secureCookies, domain: configuration.cookieDomain)
         return try JSONResponse.make(.ok, body, headers: [.setCookie: cookie])
     }
 
     private func cookieToken(_ request: Request) -> String? {
-        SessionCookie.token(in: request.headers[.cookie], secure: configuration.secureCookies).flatMap {
+        SessionCookie.token(in: request.headers[.cookie], secure: configuration.secureCookies, domain: configuration.cookieDomain).flatMap {
             RequestAuthentication.isWellFormed($0) ? $0 : nil
         }
     }
@@ -193,7 +193,7 @@ struct HankoController: Sendable {
 
     private func redirectHome(clearingCookie: Bool) -> Response {
         var headers: HTTPFields = [.location: "/", .cacheControl: "no-store"]
-        if clearingCookie { headers[.setCookie] = SessionCookie.clear(secure: configuration.secureCookies) }
+        if clearingCookie { headers[.setCookie] = SessionCookie.clear(secure: configuration.secureCookies, domain: configuration.cookieDomain) }
         return Response(status: .temporaryRedirect, headers: headers)
     }
 

@@ -220,6 +220,16 @@ public struct ServerConfiguration: Sendable {
     public var compatibility: Set<CompatibilityAPI> = []
     /// Where the PassKeysDemo-compatible API answers: the path of the PHP server's `index.php`.
     public var passKeysDemoPath = CompatibilityAPI.defaultPassKeysDemoPath
+    /// `--cookie-domain`: the session cookie is sent to this domain and every name under it, so that one
+    /// sign-in reaches the apps forward authentication protects (`ServerConfiguration+ForwardAuth.swift`).
+    public var cookieDomain: String?
+    /// `--forward-auth-rule`s, first match wins; none: every check is refused.
+    public var forwardAuthRules: [ForwardAuthRule] = []
+    /// The identity headers' names are this prefix and `User`, `Name`, `Email`, `Groups`.
+    public var forwardAuthHeaderPrefix = "Remote-"
+    /// Seconds the check keeps a session it found (`ForwardAuthCache`): the bound on how late a logout,
+    /// a disabled account or a revocation stops passing. 0: the database is read on every check.
+    public var forwardAuthCacheTTL: TimeInterval = 5
 
     public init() {}
 
@@ -303,7 +313,6 @@ public struct ServerConfiguration: Sendable {
             throw Invalid(description: "the Android app \(repeated.key) is given twice with the same fingerprint")
         }
         guard (0...256).contains(threads) else { throw Invalid(description: "the number of threads must be between 1 and 256 (0: one per core), not \(threads)") }
-        try ServerCertificate.checkFiles(certificate: tlsCertificateFile, key: tlsKeyFile)
     }
 
     /// Whether `latchkey serve` speaks HTTPS itself (`--tls-cert` and `--tls-key`).

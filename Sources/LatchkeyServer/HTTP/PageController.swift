@@ -49,6 +49,9 @@ struct PageController: Sendable {
             ("/verify-email", "index", "html", "text/html; charset=utf-8"),
             // … and on an invitation (its link is `/invite#CODE`).
             ("/invite", "index", "html", "text/html; charset=utf-8"),
+            // … and on signing in for an app behind a proxy (forward authentication: `/forward-auth?rd=URL`).
+            ("/forward-auth", "index", "html", "text/html; charset=utf-8"),
+            ("/forward-auth.js", "forward-auth", "js", "text/javascript; charset=utf-8"),
             ("/app.js", "app", "js", "text/javascript; charset=utf-8"),
             ("/api.js", "api", "js", "text/javascript; charset=utf-8"),
             ("/ui.js", "ui", "js", "text/javascript; charset=utf-8"),

@@ -278,7 +278,7 @@ struct OIDCController: Sendable {
         let origin = AuditOrigin(request, context: context, actor: "person", trustForwardedFor: configuration.trustForwardedFor)
         try await provider.endSession(token: caller.token, accountId: caller.accountId, client: asked.client, origin: origin)
         return APIReply(
-            headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies)],
+            headers: [.setCookie: SessionCookie.clear(secure: configuration.secureCookies, domain: configuration.cookieDomain)],
             body: LogoutReply(redirect: asked.redirect, signedOut: asked.redirect == nil ? true : nil, client: client))
     }
 

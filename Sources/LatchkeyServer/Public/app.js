@@ -12,6 +12,7 @@ import {
   hasPendingConfirmation, hideEmail, isVerifyEmailPage, offerRecoveryEmail, setUpEmail, showEmail, takeTokenFromAddress,
 } from "./email.js";
 import { hideInvitation, isInvitePage, setUpInvitation, showInvitation } from "./invitation.js";
+import { forwardAuth, isForwardAuthPage } from "./forward-auth.js";
 import { renderPasskeys } from "./passkey-list.js";
 import { authorize, endSession, isAuthorizePage, isEndSessionPage } from "./oidc.js";
 import { hideRecovery, isRecoveryPage, setUpRecovery, showRecovery, takeCodeFromAddress } from "./recovery.js";
@@ -626,6 +627,19 @@ async function start() {
       },
     };
     if (isAuthorizePage()) await authorize(hooks); else await endSession(hooks);
+    return;
+  }
+  if (isForwardAuthPage()) {
+    await forwardAuth({
+      explain,
+      showSignIn: (context, next) => {
+        afterSignIn = next;
+        $("oidc-context").hidden = false;
+        $("oidc-context").textContent = context;
+        showWelcome({ autofill: true });
+        $("welcome-title").focus();
+      },
+    });
     return;
   }
   if (recovery) {

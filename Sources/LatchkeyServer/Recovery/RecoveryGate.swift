@@ -30,7 +30,7 @@ struct RecoveryGate<Context: RequestContext>: RouterMiddleware {
     }
 
     /// Whether the request carries a restricted session's token: as its bearer token, or as the session
-    /// cookie's value under either name. The page never sets a recovery token as its cookie (it keeps it
+    /// cookie's value under any of its names (`__Host-`, `__Secure-` with `--cookie-domain`, or plain). The page never sets a recovery token as its cookie (it keeps it
     /// in memory and sends it as a bearer token), but a caller can send any cookie, and the compatibility
     /// routes read the cookie themselves (review 4, S4-11).
     static func presentsRecoverySession(_ request: Request) -> Bool {
@@ -41,8 +41,8 @@ struct RecoveryGate<Context: RequestContext>: RouterMiddleware {
         let cookies = request.headers[values: .cookie]
         guard !cookies.isEmpty else { return false }
         let header = cookies.joined(separator: ";")
-        return [true, false].contains { secure in
-            SessionCookie.token(in: header, secure: secure)?.hasPrefix(SessionToken.recoveryPrefix) == true
+        return [(true, nil), (true, "domain"), (false, nil)].contains { (secure: Bool, domain: String?) in
+            SessionCookie.token(in: header, secure: secure, domain: domain)?.hasPrefix(SessionToken.recoveryPrefix) == true
         }
     }
 }

@@ -8,6 +8,8 @@ struct RequestAuthentication: Sendable {
     let origins: [String]
     /// Whether the page is served over https (the cookie's name depends on it).
     let secureCookies: Bool
+    /// `--cookie-domain`: the cookie's `Domain`, which also names it over https (`SessionCookie`).
+    var cookieDomain: String? = nil
 
     struct Caller: Sendable {
         /// The account, read with the session in one query.
@@ -27,7 +29,7 @@ struct RequestAuthentication: Sendable {
         let token: String
         if let header = request.headers[.authorization] {
             token = try Self.bearerToken(header)
-        } else if let cookie = SessionCookie.token(in: request.headers[.cookie], secure: secureCookies) {
+        } else if let cookie = SessionCookie.token(in: request.headers[.cookie], secure: secureCookies, domain: cookieDomain) {
             if request.method != .get, request.method != .head { try checkSameSite(request) }
             token = cookie
         } else {

@@ -5,6 +5,9 @@ struct SessionService: Sendable {
     let store: Store
     let ttl: TimeInterval
     let now: @Sendable () -> Date
+    /// What keeps sessions in memory (the forward-auth check's cache): a logout here makes it forget the
+    /// session at once (other instances within the cache's lifetime).
+    var endListener: (any SessionEndListener)? = nil
 
     /// The row that stores a new token, for a caller that writes it in its own transaction.
     func session(for token: SessionToken, accountId: String, credentialId: [UInt8], userVerified: Bool) -> NewSession {
@@ -44,6 +47,7 @@ struct SessionService: Sendable {
         if let origin {
             event = { accountId in origin.event(.sessionEnded, at: at, account: accountId) }
         }
+        endListener?.sessionEnded(tokenHash: SessionToken.hash(of: token))
         try await store.deleteSession(tokenHash: SessionToken.hash(of: token), event: event)
     }
 
@@ -52,6 +56,7 @@ struct SessionService: Sendable {
     @discardableResult
     func revokeAll(accountId: String, origin: AuditOrigin) async throws -> Int {
         let at = now()
+        endListener?.sessionsEnded(accountId: accountId)
         return try await store.deleteSessions(accountId: accountId) { ended in
             origin.event(.sessionsRevoked, at: at, account: accountId, detail: ["sessions": .number(ended)])
         }

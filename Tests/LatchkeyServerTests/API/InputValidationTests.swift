@@ -80,7 +80,7 @@ struct InputValidationTests {
     func cookieOrigin() async throws {
         try await TestServer.run { api in
             let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
-            let cookie = "\(SessionCookie.name(secure: true))=\(session.token)"
+            let cookie = "\(SessionCookie.name(secure: true, domain: nil))=\(session.token)"
             var reply = try await api.send(.get, "/api/account", headers: [.cookie: cookie])
             #expect(reply.status == .ok)
             reply = try await api.send(.delete, "/api/account", headers: [.cookie: cookie, .origin: "https://evil.example"])

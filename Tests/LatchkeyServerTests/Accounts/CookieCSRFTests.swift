@@ -13,7 +13,7 @@ struct CookieCSRFTests {
     func csrf() async throws {
         try await TestServer.run { api in
             let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
-            let cookie = "\(SessionCookie.name(secure: true))=\(session.token)"
+            let cookie = "\(SessionCookie.name(secure: true, domain: nil))=\(session.token)"
             let fetchSite = try #require(HTTPField.Name("Sec-Fetch-Site"))
             var reply = try await api.send(.patch, "/api/account", body: Data(#"{"credo":"x"}"#.utf8), headers: [.cookie: cookie])
             #expect(reply.status == .forbidden)

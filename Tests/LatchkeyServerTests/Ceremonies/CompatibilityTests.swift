@@ -93,16 +93,16 @@ struct CompatibilityTests {
             #expect(restricted.hasPrefix(SessionToken.recoveryPrefix))
             #expect(try await application.store.sessionAccount(tokenHash: SessionToken.hash(of: restricted), now: Date()) == nil, "not a full session")
             #expect(try await application.store.sessionAccount(tokenHash: SessionToken.hash(of: session.token), now: Date()) == session.accountId)
-            for name in [SessionCookie.name(secure: true), SessionCookie.name(secure: false)] {
+            for name in [SessionCookie.name(secure: true, domain: nil), SessionCookie.name(secure: false, domain: nil)] {
                 let content = try await api.send(.get, "/content", headers: [.cookie: "\(name)=\(restricted)"])
                 #expect(content.status == .forbidden && content.errorCode == "recovery_session_restricted", "\(name): \(content.text)")
                 #expect(!content.text.contains("Welcome"))
             }
-            let native = try await api.send(.get, "/api/account", headers: [.cookie: "\(SessionCookie.name(secure: true))=\(restricted)"])
+            let native = try await api.send(.get, "/api/account", headers: [.cookie: "\(SessionCookie.name(secure: true, domain: nil))=\(restricted)"])
             #expect(native.status == .forbidden && native.errorCode == "recovery_session_restricted", "\(native.text)")
             // The page's registration with the restricted token as the cookie is still the one thing it may do.
             let allowed = try await api.send(.post, "/api/registration/options", body: Data("{}".utf8), headers: [
-                .cookie: "\(SessionCookie.name(secure: true))=\(restricted)", .origin: TestServer.origin,
+                .cookie: "\(SessionCookie.name(secure: true, domain: nil))=\(restricted)", .origin: TestServer.origin,
             ])
             #expect(allowed.status != .forbidden, "\(allowed.text)")
         }
@@ -125,7 +125,7 @@ struct CompatibilityTests {
                 }
             }
             let session = try await api.register("Ada", with: SoftAuthenticator(store: InMemoryCredentialStore()))
-            let cookie = "\(SessionCookie.name(secure: true))=\(session.token)"
+            let cookie = "\(SessionCookie.name(secure: true, domain: nil))=\(session.token)"
             let embedded = try await api.send(.get, "/logout", headers: [.cookie: cookie, HTTPField.Name("Sec-Fetch-Site")!: "same-site"])
             #expect(embedded.status == .temporaryRedirect && embedded.headers[.setCookie] == nil)
             #expect(try await api.send(.get, "/api/account", token: session.token).status == .ok, "a sibling's <img src=/logout> signs nobody out")

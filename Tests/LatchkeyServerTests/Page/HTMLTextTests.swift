@@ -106,7 +106,7 @@ struct HTMLTextTests {
                 var name = String.UnicodeScalarView()
                 for scalar in Self.special { name.append(contentsOf: [joiner, scalar, joiner]) }
                 let session = try await api.register(String(name) + "b", with: SoftAuthenticator(store: InMemoryCredentialStore()))
-                let cookie = "\(SessionCookie.name(secure: true))=\(session.token)"
+                let cookie = "\(SessionCookie.name(secure: true, domain: nil))=\(session.token)"
                 let page = try await api.send(.get, "/content", headers: [.cookie: cookie])
                 #expect(page.status == .ok)
                 #expect(Self.tags(page.text) == [

@@ -112,7 +112,7 @@ struct RecoveryGrantTests {
                 tried += 1
             }
             #expect(tried > 40, "the document has the routes: \(tried)")
-            for name in [SessionCookie.name(secure: true), SessionCookie.name(secure: false)] {
+            for name in [SessionCookie.name(secure: true, domain: nil), SessionCookie.name(secure: true, domain: "example.com"), SessionCookie.name(secure: false, domain: nil)] {
                 let reply = try await api.send(.get, "/api/account", headers: [.cookie: "\(name)=\(restricted)"])
                 #expect(reply.status == .forbidden && reply.errorCode == "recovery_session_restricted", "\(name): \(reply.text)")
             }
