@@ -163,3 +163,18 @@ enum AuditDetailValue: Encodable, Equatable, Sendable {
         return values
     }
 }
+
+/// An administrator (`GET /api/admin/admins`, `PUT /api/admin/accounts/{id}/admin`).
+struct AdminRoleJSON: APIResponseBody, Equatable {
+    let accountId: String
+    let scopes: [String]
+    let grantedAt: Date
+    let grantedBy: String
+
+    init(_ role: AdminRole) {
+        accountId = role.accountId
+        scopes = role.scopes.names
+        grantedAt = role.grantedAt
+        grantedBy = role.grantedBy
+    }
+}

@@ -244,6 +244,18 @@ public struct ServerConfiguration: Sendable {
         return host.isEmpty ? nil : (host, port)
     }
 
+    /// Where the admin console is opened: with `--admin-listen`, the configured origin on its port (a
+    /// passkey works there only when that origin is among `--origin`'s), else its address as typed; without,
+    /// the first origin.
+    var consoleOrigin: String {
+        let first = origins.first.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? "http://localhost:\(port)"
+        guard let (host, adminPort) = adminAddress else { return first }
+        if let match = origins.first(where: { URL(string: $0)?.port == adminPort }) {
+            return match.hasSuffix("/") ? String(match.dropLast()) : match
+        }
+        return "\(servesTLS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(adminPort)"
+    }
+
     public func validate() throws(Invalid) {
         guard (0...65535).contains(port) else { throw Invalid(description: "the port must be between 1 and 65535 (0: any free port), not \(port)") }
         guard !rpId.isEmpty, !rpId.contains("/"), !rpId.contains(":") else {
