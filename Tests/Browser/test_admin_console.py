@@ -3,7 +3,8 @@
 account, disables it (the person's next request fails at once), issues a recovery code (shown once), and
 reads the audit trail filtered. A change whose step-up has gone stale is refused until the passkey is
 given again (and stays refused when the authenticator cannot verify the user); a non-administrator's
-passkey opens no console; the console's cookie is not an ordinary session. axe-core on every view at 360
+passkey opens no console; the console's cookie is not an ordinary session; the main task (find, disable) by
+keyboard alone. axe-core on every view at 360
 and 1440 px, light and dark, and screenshots of each in .build/browser-screenshots/admin-*.png."""
 import json
 import re
@@ -241,3 +242,30 @@ def test_every_console_view_is_accessible(server, browser, width, scheme):
     visible(browser, "view-signin")
     accessible("sign-in view")
     full_page_screenshot(browser, f"admin-signin-{width}-{scheme}")
+
+
+def test_find_and_disable_with_the_keyboard_only(server, browser, other_browser):
+    """The main task without a pointer: type the name, Enter, Tab to the result, Enter, Tab to Disable, Enter."""
+    from selenium.webdriver.common.keys import Keys
+    virtual_authenticator(browser)
+    virtual_authenticator(other_browser)
+    other_browser.get(server.url + "/")
+    register(other_browser, "Keyboard Target")
+    become_first_admin(server, browser)
+    active = lambda: browser.switch_to.active_element  # noqa: E731
+
+    def tab_to(predicate, limit=40):
+        for _ in range(limit):
+            active().send_keys(Keys.TAB)
+            if predicate(active()):
+                return active()
+        raise AssertionError("Tab never reached it; at " + (active().get_attribute("outerHTML") or "")[:200])
+
+    browser.find_element(By.ID, "search-q").send_keys("Keyboard Target", Keys.ENTER)
+    wait(browser).until(lambda d: "Keyboard Target" in result_names(d))
+    tab_to(lambda e: e.text == "Keyboard Target").send_keys(Keys.ENTER)
+    visible(browser, "view-account")
+    text_in(browser, "account-title", "Keyboard Target")
+    tab_to(lambda e: e.get_attribute("id") == "account-disable").send_keys(Keys.ENTER)
+    text_in(browser, "status", "Disabled")
+    assert status_of(other_browser, "GET", "/api/account")[0] == 401
