@@ -4,8 +4,8 @@ account, disables it (the person's next request fails at once), issues a recover
 reads the audit trail filtered. A change whose step-up has gone stale is refused until the passkey is
 given again (and stays refused when the authenticator cannot verify the user); a non-administrator's
 passkey opens no console; the console's cookie is not an ordinary session; the main task (find, disable) by
-keyboard alone. axe-core on every view at 360
-and 1440 px, light and dark, and screenshots of each in .build/browser-screenshots/admin-*.png."""
+keyboard alone. axe-core on every view at 360 and 1440 px, light and dark, and screenshots of each in
+.build/browser-screenshots/admin-*.png."""
 import json
 import re
 import sqlite3
