@@ -269,3 +269,25 @@ def test_find_and_disable_with_the_keyboard_only(server, browser, other_browser)
     tab_to(lambda e: e.get_attribute("id") == "account-disable").send_keys(Keys.ENTER)
     text_in(browser, "status", "Disabled")
     assert status_of(other_browser, "GET", "/api/account")[0] == 401
+
+
+def test_delete_needs_the_account_name_typed(server, browser, other_browser):
+    virtual_authenticator(browser)
+    virtual_authenticator(other_browser)
+    other_browser.get(server.url + "/")
+    register(other_browser, "Leaving Person")
+    become_first_admin(server, browser)
+    open_account(browser, "Leaving Person")
+    click(browser, "account-delete")
+    visible(browser, "delete-dialog")
+    browser.find_element(By.ID, "delete-confirm").send_keys("Leaving Persen")
+    browser.find_element(By.ID, "delete-go").click()
+    text_in(browser, "error", "Type the account's name exactly")
+    assert status_of(other_browser, "GET", "/api/account")[0] == 200, "nothing deleted"
+    field = browser.find_element(By.ID, "delete-confirm")
+    field.clear()
+    field.send_keys("Leaving Person")
+    browser.find_element(By.ID, "delete-go").click()
+    text_in(browser, "status", "Deleted Leaving Person")
+    assert status_of(other_browser, "GET", "/api/account")[0] == 401
+    visible(browser, "view-accounts")
