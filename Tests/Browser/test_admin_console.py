@@ -238,6 +238,19 @@ def test_every_console_view_is_accessible(server, browser, width, scheme):
     accessible("audit view")
     full_page_screenshot(browser, f"admin-audit-{width}-{scheme}")
 
+    browser.execute_script("document.getElementById('error').textContent = ''")
+    click(browser, "nav-keys")
+    visible(browser, "view-keys")
+    browser.find_element(By.ID, "key-name").send_keys("deploy script")
+    click(browser, "key-create")
+    visible(browser, "key-dialog")
+    accessible("new key dialog")
+    screenshot(browser, f"admin-key-created-{width}-{scheme}")
+    click(browser, "key-close")
+    wait(browser).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#key-list > li")) == 1)
+    accessible("admin keys view")
+    full_page_screenshot(browser, f"admin-keys-{width}-{scheme}")
+
     click(browser, "logout")
     visible(browser, "view-signin")
     accessible("sign-in view")
@@ -291,3 +304,25 @@ def test_delete_needs_the_account_name_typed(server, browser, other_browser):
     text_in(browser, "status", "Deleted Leaving Person")
     assert status_of(other_browser, "GET", "/api/account")[0] == 401
     visible(browser, "view-accounts")
+
+
+def test_an_admin_key_made_in_the_console_is_shown_once_works_and_is_revoked(server, browser):
+    virtual_authenticator(browser)
+    become_first_admin(server, browser)
+    click(browser, "nav-keys")
+    visible(browser, "view-keys")
+    browser.find_element(By.ID, "key-name").send_keys("nightly export")
+    browser.find_element(By.CSS_SELECTOR, "#key-scope option[value='read']").click()
+    click(browser, "key-create")
+    visible(browser, "key-dialog")
+    secret = browser.find_element(By.ID, "key-secret").get_attribute("value")
+    assert secret.startswith("lk_admin_")
+    click(browser, "key-close")
+    assert browser.find_element(By.ID, "key-secret").get_attribute("value") == "", "gone once the dialog closes"
+    assert secret not in browser.page_source
+    assert raw(server, "GET", "/api/admin/accounts", {"Authorization": f"Bearer {secret}"})[0] == 200
+    wait(browser).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#key-list button")) == 1)
+    assert "admin:account:" in browser.find_element(By.ID, "key-list").text, "made by the administrator's account"
+    browser.find_element(By.CSS_SELECTOR, "#key-list button").click()
+    text_in(browser, "status", "Revoked nightly export")
+    assert raw(server, "GET", "/api/admin/accounts", {"Authorization": f"Bearer {secret}"}) == (401, "admin_key_invalid")

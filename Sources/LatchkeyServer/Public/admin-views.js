@@ -273,7 +273,60 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
     try { await searchAudit(true); } catch (error) { warn(explain(error)); }
   }));
 
+  // ---- admin keys: for scripts; the secret shown once ----
+  async function listKeys() {
+    const keys = await adminApi("GET", "/api/admin/keys");
+    const list = $("key-list");
+    list.replaceChildren();
+    const write = scopes().includes("write");
+    for (const key of keys) {
+      const actions = [];
+      if (!key.revokedAt && write) {
+        const revoke = button("Revoke", "button-small button-secondary", (event) => whileBusy(event.currentTarget, "Revoking…", async () => {
+          try {
+            await adminApi("DELETE", "/api/admin/keys/" + encodeURIComponent(key.id));
+            say(`Revoked ${key.name}.`);
+            await listKeys();
+          } catch (error) {
+            warn(explain(error));
+          }
+        }));
+        revoke.setAttribute("aria-label", `Revoke key ${key.name}`);
+        actions.push(revoke);
+      }
+      list.append(row(element("p", "row-title", `${key.name} (${key.scope})`), [
+        `${key.id} · created ${when(key.createdAt)} by ${key.createdBy} · last used ${when(key.lastUsedAt)}`,
+        key.revokedAt ? `Revoked ${when(key.revokedAt)}` : null,
+      ], actions));
+    }
+    $("keys-empty").hidden = keys.length > 0;
+    $("key-form").hidden = !write;
+  }
+
+  const keyDialog = modal($("key-dialog"));
+  $("key-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await whileBusy($("key-create"), "Creating…", async () => {
+      try {
+        const made = await adminApi("POST", "/api/admin/keys", { name: $("key-name").value, scope: $("key-scope").value });
+        $("key-name").value = "";
+        $("key-secret").value = made.secret;
+        keyDialog.open();
+        $("key-secret").select();
+        await listKeys();
+      } catch (error) {
+        warn(explain(error));
+      }
+    });
+  });
+  $("key-dialog").addEventListener("close", () => { $("key-secret").value = ""; });
+  $("key-close").addEventListener("click", () => keyDialog.close());
+
   return {
+    async keys() {
+      show("keys");
+      try { await listKeys(); } catch (error) { warn(explain(error)); }
+    },
     async accounts() {
       show("accounts");
       try { await searchAccounts(false); } catch (error) { warn(explain(error)); }

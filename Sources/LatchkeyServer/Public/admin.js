@@ -9,7 +9,7 @@ import { credentialJSON, requestOptions } from "./webauthn.js";
 import { setUpViews } from "./admin-views.js";
 
 let session = null;
-const views = ["signin", "setup", "accounts", "account", "audit"];
+const views = ["signin", "setup", "accounts", "account", "audit", "keys"];
 
 export function show(view) {
   for (const name of views) $("view-" + name).hidden = name !== view;
@@ -84,6 +84,7 @@ async function start() {
   const views = setUpViews({ adminApi, show, scopes, explain });
   $("nav-accounts").addEventListener("click", () => { clearMessages(); views.accounts(); });
   $("nav-audit").addEventListener("click", () => { clearMessages(); views.audit(); });
+  $("nav-keys").addEventListener("click", () => { clearMessages(); views.keys(); });
   $("logout").addEventListener("click", async () => {
     try { await api("DELETE", "/admin/api/session"); } catch { /* signed out either way */ }
     signedOut();
