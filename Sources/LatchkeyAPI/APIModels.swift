@@ -129,6 +129,28 @@ package struct AdminKeyRequest: JSONReadable {
     }
 }
 
+/// `PUT /api/admin/accounts/{id}/admin`: the scopes the administrator holds (`read`, `write`,
+/// `recovery`; write and recovery may go together).
+package struct AdminRoleRequest: JSONReadable {
+    package let scopes: [String]
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        scopes = try reader.stringArray("scopes")
+    }
+}
+
+/// `POST /admin/api/session/verify`: the console's passkey assertion, and on the first administrator's
+/// setup page the setup link's code.
+package struct ConsoleVerifyRequest: JSONReadable {
+    package let credential: AuthenticationResponseJSON
+    package var setupCode: String?
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        credential = try AuthenticationResponseJSON(json: try reader.object("credential"))
+        setupCode = try reader.optionalString("setupCode")
+    }
+}
+
 package struct RenamePasskeyRequest: JSONReadable {
     package let name: String
 

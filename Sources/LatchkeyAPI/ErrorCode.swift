@@ -82,6 +82,12 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let accountDisabled = ErrorCode("account_disabled", .forbidden)
     /// The admin key is valid but its scope does not cover the operation.
     package static let insufficientScope = ErrorCode("insufficient_scope", .forbidden)
+    /// The admin console: a change needs a user-verified passkey assertion made within the last few minutes.
+    package static let stepUpRequired = ErrorCode("step_up_required", .forbidden)
+    /// The admin console: the passkey's account holds no admin role.
+    package static let notAdmin = ErrorCode("not_admin", .forbidden)
+    /// The first administrator's setup link is unknown, expired, used, or an administrator exists already.
+    package static let setupLinkInvalid = ErrorCode("setup_link_invalid", .unauthorized)
     /// A recovery session may only add a passkey.
     package static let recoverySessionRestricted = ErrorCode("recovery_session_restricted", .forbidden)
     /// The operator's authenticator policy refuses this passkey (the message names the rule).
@@ -164,7 +170,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         invalidAAGUID, missingToken, malformedTokenParameter, malformedAttestation, credentialIdRequired, queryTooLong, malformedQuery,
         duplicateParameter, missingOperation, unknownOperation, queryCredentialIdMismatch, invalidBase64, invalidParameter,
         notAuthenticated, unknownChallenge, invalidClient, signCountRegression, adminKeyInvalid, invalidRecoveryCode,
-        originNotAllowed, originRequired, wrongAccount, recentSignInRequired, accountDisabled, insufficientScope, recoverySessionRestricted, authenticatorNotAllowed,
+        originNotAllowed, originRequired, wrongAccount, recentSignInRequired, accountDisabled, insufficientScope, stepUpRequired, notAdmin, setupLinkInvalid,
+        recoverySessionRestricted, authenticatorNotAllowed,
         notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownDeviceRequest, unknownEmailToken, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
         bodyTooLarge, invalidField, rateLimited, tooManyEmails, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,

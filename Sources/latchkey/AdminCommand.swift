@@ -86,8 +86,11 @@ struct AdminCommand: AsyncParsableCommand {
 
     struct Accounts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Find, show, create, disable, enable and delete accounts; set what apps may learn about a person.",
-            subcommands: [List.self, Search.self, Show.self, Create.self, SetProfile.self, Disable.self, Enable.self, Delete.self])
+            abstract: "Find, show, create, disable, enable and delete accounts; set what apps may learn about a person; make administrators.",
+            subcommands: [
+                List.self, Search.self, Show.self, Create.self, SetProfile.self, Disable.self, Enable.self, Delete.self,
+                GrantAdmin.self, RevokeAdmin.self, Admins.self,
+            ])
 
         struct List: AdminSubcommand {
             static let configuration = CommandConfiguration(abstract: "Every account, in id order.")
@@ -204,6 +207,46 @@ struct AdminCommand: AsyncParsableCommand {
             func answer(_ console: AdminConsole) async throws -> String {
                 try await console.delete(accountId: account)
             }
+        }
+    }
+
+    // MARK: Administrators
+
+    struct GrantAdmin: AdminSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "grant-admin",
+            abstract: "Make an account an administrator of the console (/admin), or change its scopes.")
+        @Argument(help: "The account id.") var account: String
+        @Option(
+            name: .customLong("scope"),
+            help: ArgumentHelp("read (find and read), write (also change) or recovery (also issue recovery grants); repeat for write and recovery.", valueName: "scope"))
+        var scopes: [String] = ["read"]
+        @OptionGroup var database: Database
+        @Flag(help: "Print JSON instead of text.") var json = false
+
+        func answer(_ console: AdminConsole) async throws -> String {
+            try await console.grantAdmin(accountId: account, scopes: scopes, json: json)
+        }
+    }
+
+    struct RevokeAdmin: AdminSubcommand {
+        static let configuration = CommandConfiguration(
+            commandName: "revoke-admin", abstract: "Take the admin role away; the account's console sessions end at once.")
+        @Argument(help: "The account id.") var account: String
+        @OptionGroup var database: Database
+
+        func answer(_ console: AdminConsole) async throws -> String {
+            try await console.revokeAdmin(accountId: account)
+        }
+    }
+
+    struct Admins: AdminSubcommand {
+        static let configuration = CommandConfiguration(abstract: "Every administrator and its scopes.")
+        @OptionGroup var database: Database
+        @Flag(help: "Print JSON instead of a table.") var json = false
+
+        func answer(_ console: AdminConsole) async throws -> String {
+            try await console.admins(json: json)
         }
     }
 

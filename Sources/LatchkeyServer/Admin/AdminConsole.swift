@@ -247,6 +247,35 @@ package struct AdminConsole: Sendable {
         }
     }
 
+    // MARK: Administrators
+
+    package func grantAdmin(accountId: String, scopes: [String], json: Bool) async throws -> String {
+        try await run(rulesAreUsage: true) {
+            let role = try await service.grantAdmin(accountId: accountId, scopes: try AdminService.scopes(scopes), caller: nil, origin: .cli)
+            if json { return try Self.json(role) }
+            return "Account \(accountId) is an administrator (\(role.scopes.joined(separator: ", "))): it signs in to the console at /admin with its passkey."
+        }
+    }
+
+    package func revokeAdmin(accountId: String) async throws -> String {
+        try await run {
+            try await service.revokeAdmin(accountId: accountId, origin: .cli)
+            return "Account \(accountId) is no longer an administrator; its console sessions have ended."
+        }
+    }
+
+    package func admins(json: Bool) async throws -> String {
+        try await run {
+            let admins = try await service.admins()
+            if json { return try Self.json(admins) }
+            var lines = Table(["ACCOUNT", "SCOPES", "GRANTED", "BY"])
+            for admin in admins {
+                lines.add([admin.accountId, admin.scopes.joined(separator: ","), Self.text(admin.grantedAt), admin.grantedBy])
+            }
+            return lines.text
+        }
+    }
+
     package func keys(json: Bool) async throws -> String {
         try await run {
             let keys = try await service.keys()

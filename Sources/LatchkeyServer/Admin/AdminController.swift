@@ -8,9 +8,11 @@ import WebAuthn
 struct AdminController: Sendable {
     let admin: AdminService
     let trustForwardedFor: Bool
+    /// The admin console, whose sessions the gate also admits (nil: keys only).
+    var console: ConsoleService? = nil
 
     func routes<Context: LatchkeyRequestContext>() -> RouteCollection<Context> {
-        let routes = RouteCollection(context: Context.self).add(middleware: AdminKeyMiddleware<Context>(admin: admin))
+        let routes = RouteCollection(context: Context.self).add(middleware: AdminKeyMiddleware<Context>(admin: admin, console: console))
         routes.get("accounts") { request, _ in try await admin.accounts(try search(request)) }
         routes.get("accounts/:id") { _, context in try await admin.account(id: try context.parameters.require("id")) }
         routes.patch("accounts/:id") { request, context in
@@ -72,6 +74,17 @@ struct AdminController: Sendable {
         routes.post("clients/:clientId/secret") { request, context in
             try await admin.rotateClientSecret(id: try context.parameters.require("clientId"), origin: origin(request, context))
         }
+        routes.get("admins") { _, _ in JSONArrayBody(elements: try await admin.admins()) }
+        routes.put("accounts/:id/admin") { request, context in
+            let body = try await RequestBody.decode(AdminRoleRequest.self, from: request)
+            return try await admin.grantAdmin(
+                accountId: try context.parameters.require("id"), scopes: try AdminService.scopes(body.scopes),
+                caller: AdminCaller.current?.scopes, origin: origin(request, context))
+        }
+        routes.delete("accounts/:id/admin") { request, context in
+            try await admin.revokeAdmin(accountId: try context.parameters.require("id"), origin: origin(request, context))
+            return NoContent()
+        }
         routes.get("audit") { request, _ in try await admin.events(try auditQuery(request)) }
         routes.get("keys") { _, _ in JSONArrayBody(elements: try await admin.keys()) }
         routes.post("keys") { request, context in
@@ -80,8 +93,8 @@ struct AdminController: Sendable {
                 throw APIError(.invalidField, "scope must be read, write or recovery.")
             }
             // A key makes keys of its own scope or less: a write key cannot mint a recovery key.
-            guard let caller = AdminCaller.key, caller.scope.allows(scope) else {
-                throw APIError(.insufficientScope, "A \(AdminCaller.key?.scope.rawValue ?? "") key cannot create a \(scope.rawValue) key; use latchkey admin keys create.")
+            guard let caller = AdminCaller.current, caller.scopes.allows(scope) else {
+                throw APIError(.insufficientScope, "A caller of scope \(AdminCaller.current?.scopes.text ?? "") cannot create a \(scope.rawValue) key; use latchkey admin keys create.")
             }
             return APIReply(status: .created, body: try await admin.createKey(scope: scope, name: body.name, origin: origin(request, context)))
         }
@@ -92,9 +105,9 @@ struct AdminController: Sendable {
         return routes
     }
 
-    /// The admin key's origin: `admin:<key id>`, from where the request came.
+    /// The caller's origin: `admin:<key id>` or `admin:account:<id>`, from where the request came.
     private func origin(_ request: Request, _ context: some RequestContext) -> AuditOrigin {
-        AuditOrigin(request, context: context, actor: "admin:\(AdminCaller.key?.id ?? "?")", trustForwardedFor: trustForwardedFor)
+        AuditOrigin(request, context: context, actor: AdminCaller.current?.actor ?? "admin:?", trustForwardedFor: trustForwardedFor)
     }
 
     private func search(_ request: Request) throws -> Store.AccountSearch {

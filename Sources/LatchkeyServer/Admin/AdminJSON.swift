@@ -126,3 +126,18 @@ struct AuditEventPageJSON: NullKeepingBody {
     let events: [AuditEventJSON]
     let next: String?
 }
+
+/// An administrator (`GET /api/admin/admins`, `PUT /api/admin/accounts/{id}/admin`).
+struct AdminRoleJSON: APIResponseBody, Equatable {
+    let accountId: String
+    let scopes: [String]
+    let grantedAt: Date
+    let grantedBy: String
+
+    init(_ role: AdminRole) {
+        accountId = role.accountId
+        scopes = role.scopes.names
+        grantedAt = role.grantedAt
+        grantedBy = role.grantedBy
+    }
+}

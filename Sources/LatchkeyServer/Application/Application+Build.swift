@@ -69,7 +69,7 @@ public func buildApplication(
         if tracing { adminRouter.add(middleware: RequestSpanMiddleware()) }
         if certificate != nil { adminRouter.add(middleware: StrictTransportSecurityMiddleware()) }
         adminRouter.add(middleware: ErrorAndLogMiddleware())
-        latchkey.mountAdmin(on: adminRouter)
+        try latchkey.mountAdmin(on: adminRouter, console: true)
         adminRoutes = adminRouter.routes.map { "\($0.method.rawValue) \($0.path)" }
         // The admin address speaks what the main one does: its keys never cross a network in the clear.
         services.append(Application(
@@ -78,8 +78,10 @@ public func buildApplication(
             onServerRunning: { channel in await onAdminListening(channel.localAddress) },
             eventLoopGroupProvider: .shared(loops), logger: logger))
     } else {
-        latchkey.mountAdmin(on: router)
+        try latchkey.mountAdmin(on: router, console: true)
     }
+    // No administrator yet: the first one's setup link, once, in the log (where the console is served).
+    try await latchkey.setupLink.announce(origin: configuration.consoleOrigin, logger: logger)
     router.get("/healthz") { _, _ in Health(status: "ok") }
     // Readiness: the database answers, and its schema is the one this binary runs on (the server key
     // and the migrations were loaded and run at start-up, or it would not be serving).

@@ -60,6 +60,8 @@ struct Housekeeping: Service {
             try await store.purgeOIDCGrants(now: now)
             // Sign-up links asked for by mail (--signup-domain) a day past their end, unused.
             try await store.invitations.purgeMailed(before: now - 86400)
+            // The admin console's sessions and the first administrator's setup links once expired.
+            try await store.purgeConsole(now: now)
             runs?.increment()
             logger.debug("housekeeping purged expired rows", metadata: ["instance": "\(instance)"])
         }

@@ -157,11 +157,32 @@ public struct Latchkey: Sendable {
 
     /// The admin API at `/api/admin/…` on `router` (`latchkey serve`'s, or the one of `--admin-listen`),
     /// rate-limited like the rest of the API.
-    func mountAdmin<Context: LatchkeyRequestContext>(on router: Router<Context>) {
+    /// With `console`, the admin console too (`/admin`: its page and its session's routes, rate-limited), whose
+    /// session the admin API admits beside keys.
+    func mountAdmin<Context: LatchkeyRequestContext>(on router: Router<Context>, console: Bool = false) throws {
+        let consoleService = console ? self.console : nil
         let group = router.group("api/admin")
         if let limit: RateLimitMiddleware<Context> = rateLimitMiddleware() { group.add(middleware: limit) }
-        group.addRoutes(AdminController(admin: admin, trustForwardedFor: configuration.trustForwardedFor).routes())
-        group.addRoutes(InvitationAdminController(admin: admin, invitations: invitations, trustForwardedFor: configuration.trustForwardedFor).routes())
+        group.addRoutes(AdminController(admin: admin, trustForwardedFor: configuration.trustForwardedFor, console: consoleService).routes())
+        group.addRoutes(InvitationAdminController(
+            admin: admin, invitations: invitations, trustForwardedFor: configuration.trustForwardedFor, console: consoleService).routes())
+        if let consoleService {
+            let pages = router.group()
+            if let limit: RateLimitMiddleware<Context> = rateLimitMiddleware() { pages.add(middleware: limit) }
+            try ConsoleController.load(console: consoleService, trustForwardedFor: configuration.trustForwardedFor).register(on: pages)
+        }
+    }
+
+    /// The admin console's sessions.
+    var console: ConsoleService {
+        ConsoleService(
+            store: store, ceremonies: ceremonies, setup: setupLink, origins: configuration.relyingParty.origins,
+            secureCookies: configuration.secureCookies, now: now)
+    }
+
+    /// The first administrator's setup link.
+    var setupLink: AdminSetupLink {
+        AdminSetupLink(store: store, now: now)
     }
 
     /// Adds Latchkey's routes to `router` under `prefix` ("" for the root): the ceremonies, the account

@@ -129,7 +129,7 @@ struct CeremonyService: Sendable {
             }
         }
         let (challenge, clientOrigin) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .registration)
-        guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind != .login else {
+        guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind != .login, ceremony.kind != .console, ceremony.kind != .confirm else {
             metrics.failed(.registration, reason: APIError.unknownChallenge.code)
             throw APIError.unknownChallenge
         }
@@ -327,6 +327,54 @@ struct CeremonyService: Sendable {
         case .rejected(let refusal):
             if case .reject(let reason) = refusal.verdict { throw APIError(reason) }
             throw APIError.accountDisabled
+        }
+    }
+
+    // MARK: The admin console
+
+    /// Options for the admin console's assertion (its sign-in and each step-up): discoverable, with user
+    /// verification required whatever `--user-verification` says.
+    func consoleOptions() -> PublicKeyCredentialRequestOptionsJSON {
+        let challenge = sealer.seal(PendingCeremony(kind: .console, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now() + configuration.ceremonyTTL))
+        return PublicKeyCredentialRequestOptionsJSON(
+            challenge: Base64URL.encode(challenge), timeout: Int(configuration.ceremonyTTL * 1000), rpId: configuration.rpId,
+            allowCredentials: [], userVerification: "required", hints: loginHints)
+    }
+
+    /// Verifies a console assertion: the challenge is a console one, spent once; the passkey is known,
+    /// its account enabled, the user verified. The passkey's use is recorded as a login's; no ordinary
+    /// session is made. Answers the account and the passkey's id.
+    func verifyConsoleAssertion(_ credential: AuthenticationResponseJSON) async throws -> (account: AccountRecord, credentialId: [UInt8]) {
+        let (challenge, _) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
+        guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind == .console else { throw APIError.unknownChallenge }
+        guard let credentialId = Base64URL.decode(credential.rawId), !credentialId.isEmpty else {
+            throw APIError(WebAuthnError(.malformedCredential(field: "rawId", reason: "not base64url"), in: .authentication))
+        }
+        let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
+        let at = now()
+        let outcome = try await store.recordConsoleAssertion(challenge: used, credentialId: credentialId, at: at) { [relyingParty] record, account in
+            if account.disabledAt != nil { return .accountDisabled }
+            do throws(WebAuthnError) {
+                let stored = try StoredCredential(
+                    id: record.id, publicKeyCOSE: record.publicKey, signCount: record.signCount,
+                    backupEligible: record.backupEligible, userHandle: account.userHandle)
+                let result = try AuthenticationVerifier(relyingParty: relyingParty).verify(credential, expectedChallenge: challenge, storedCredential: stored)
+                guard result.userVerified else { return .reject(WebAuthnError(.userNotVerified, in: .authentication)) }
+                // A counter that did not grow is refused here whatever `--sign-count` says: this is an administrator.
+                guard !result.possibleClone else { return .reject(WebAuthnError(.signCountRegression(stored: record.signCount, received: result.signCount))) }
+                return .accept(LoginWrites(
+                    signCount: result.signCount, backupState: result.backupState, userVerified: true,
+                    session: NewSession(tokenHash: [], accountId: account.id, credentialId: record.id, createdAt: at, expiresAt: at, userVerified: true)))
+            } catch {
+                return .reject(error)
+            }
+        }
+        switch outcome {
+        case .verified(let account, let id): return (account, id)
+        case .unknownChallenge: throw APIError.unknownChallenge
+        case .unknownCredential: throw APIError.unknownCredential
+        case .rejected(.reject(let reason)): throw APIError(reason)
+        case .rejected: throw APIError.accountDisabled
         }
     }
 

@@ -11,6 +11,9 @@ struct PendingCeremony: Sendable, Equatable {
         /// A signed-in person confirms an action with one of their passkeys (approving a new device):
         /// sealed with the account, for a minute.
         case confirm = 4
+        /// An administrator signs in to the admin console, or confirms a change there (step-up): a
+        /// discoverable assertion with user verification required, which opens no ordinary session.
+        case console = 5
     }
 
     let kind: Kind

@@ -253,6 +253,18 @@ public struct ServerConfiguration: Sendable {
         return host.isEmpty ? nil : (host, port)
     }
 
+    /// Where the admin console is opened: with `--admin-listen`, the configured origin on its port (a
+    /// passkey works there only when that origin is among `--origin`'s), else its address as typed; without,
+    /// the first origin.
+    var consoleOrigin: String {
+        let first = origins.first.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 } ?? "http://localhost:\(port)"
+        guard let (host, adminPort) = adminAddress else { return first }
+        if let match = origins.first(where: { URL(string: $0)?.port == adminPort }) {
+            return match.hasSuffix("/") ? String(match.dropLast()) : match
+        }
+        return "\(servesTLS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(adminPort)"
+    }
+
     /// Checks the settings of serving itself — the addresses, the RP and its origins, lifetimes, limits, the
     /// database's pool, time-outs, threads. Each feature checks its own settings in its folder
     /// (`ServerConfiguration+<Feature>.swift`), and `validate()` (Application/) asks them all: this folder names

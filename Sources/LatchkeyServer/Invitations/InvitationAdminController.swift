@@ -9,9 +9,11 @@ struct InvitationAdminController: Sendable {
     let admin: AdminService
     let invitations: InvitationService
     let trustForwardedFor: Bool
+    /// The admin console, whose sessions the gate also admits (nil: keys only).
+    var console: ConsoleService? = nil
 
     func routes<Context: LatchkeyRequestContext>() -> RouteCollection<Context> {
-        let routes = RouteCollection(context: Context.self).add(middleware: AdminKeyMiddleware<Context>(admin: admin))
+        let routes = RouteCollection(context: Context.self).add(middleware: AdminKeyMiddleware<Context>(admin: admin, console: console))
         routes.get("invites") { _, _ in JSONArrayBody(elements: try await invitations.invitations()) }
         routes.post("invites") { request, context in
             // No body: an invitation for one new person, for the default time.
@@ -34,6 +36,6 @@ struct InvitationAdminController: Sendable {
 
     /// The admin key's origin: `admin:<key id>`, from where the request came.
     private func origin(_ request: Request, _ context: some RequestContext) -> AuditOrigin {
-        AuditOrigin(request, context: context, actor: "admin:\(AdminCaller.key?.id ?? "?")", trustForwardedFor: trustForwardedFor)
+        AuditOrigin(request, context: context, actor: AdminCaller.current?.actor ?? "admin:?", trustForwardedFor: trustForwardedFor)
     }
 }

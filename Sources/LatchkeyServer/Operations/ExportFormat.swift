@@ -8,9 +8,10 @@ import Foundation
 ///
 /// What is in it: the accounts (with username, email, groups), their passkeys with counters and flags,
 /// the server keys still wrapped under the key file (a restore needs the same key file, exactly as with a
-/// backup), the admin keys, recovery grants and invitations as hashes (with the invitations' uses), the OpenID Connect clients (secrets as hashes),
+/// backup), the admin keys, the console's administrators (`admin_roles`), recovery grants and invitations as hashes (with the invitations' uses), the OpenID Connect clients (secrets as hashes),
 /// consents, grants and refresh tokens; sessions and the audit trail only when asked for. Not in it:
-/// what lives minutes or a day (used challenges, authorization codes, device requests, email confirmation
+/// what lives minutes or an hour or a day (used challenges, authorization codes, device requests, the console's
+/// sessions and the first administrator's setup links, email confirmation
 /// links and the mail log, rate-limit buckets, the webhook outbox, the housekeeping's claims), and the FIDO metadata (its BLOB is loaded again from the file).
 /// Nor derived data: the account search's trigram tables on SQLite (`AccountSearchIndex`), which the
 /// import rebuilds: their triggers note the accounts and passkeys it inserts, and it indexes them at the end.
@@ -39,6 +40,8 @@ package enum ExportFormat {
         Table(name: "sessions", optional: .sessions),
         Table(name: "server_keys"),
         Table(name: "admin_keys"),
+        // Who administers the console (its sessions and the first administrator's setup links are not kept).
+        Table(name: "admin_roles"),
         Table(name: "recovery_grants"),
         // Invitations (their codes as hashes) and the accounts their uses made.
         Table(name: "invitations"),

@@ -119,6 +119,9 @@ export function describe(event, { name = null, before = null } = {}) {
     case "oidc.refresh_reused": return `An old token of ${app(detail)} was used again; that app's access was ended`;
     case "oidc.grant_revoked": return `Access of ${app(detail)} was ended` + by;
     case "oidc.logout": return `Signed out from ${app(detail)}`;
+    case "admin.granted": return "You were made an administrator" + (detail.setup === true ? " with the server's setup link" : by);
+    case "admin.revoked": return "You are no longer an administrator" + by;
+    case "console.signed_in": return "Signed in to the admin console";
     default: {
       // A kind newer than this page: said plainly, with its name, never an error.
       const kind = text(event.event) ?? "unknown";
@@ -130,7 +133,7 @@ export function describe(event, { name = null, before = null } = {}) {
 // Sign-ins that were refused or look copied: worth a second look.
 const alerts = new Set([
   "login.refused", "login.possible_clone", "recovery.issued", "recovery.email_sent", "recovery.exchanged", "recovery.refused", "oidc.code_reused",
-  "oidc.refresh_reused",
+  "oidc.refresh_reused", "admin.granted",
 ]);
 
 // Where the event came from: "Chrome on Linux, 127.0.0.1"; nothing for an operator's action.

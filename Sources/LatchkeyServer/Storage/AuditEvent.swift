@@ -37,6 +37,11 @@ struct AuditEvent: Sendable, Equatable {
         case accessTokenIssued = "access_token.issued"
         case adminKeyCreated = "admin_key.created"
         case adminKeyRevoked = "admin_key.revoked"
+        /// An account was made an administrator (or its scopes changed), or stopped being one.
+        case adminGranted = "admin.granted"
+        case adminRevoked = "admin.revoked"
+        /// An administrator signed in to the console (the first one through the setup link: `detail.setup`).
+        case consoleSignedIn = "console.signed_in"
         case recoveryIssued = "recovery.issued"
         case recoveryRevoked = "recovery.revoked"
         /// A code exchanged for a restricted session.
