@@ -138,6 +138,12 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let idTokenAlgInvalid = ErrorCode("id_token_alg_invalid", .invalidField)
     package static let clientScopeInvalid = ErrorCode("client_scope_invalid", .invalidField)
     package static let openidScopeRequired = ErrorCode("openid_scope_required", .invalidField)
+    /// A grant type a client cannot be allowed (`client_credentials` needs a confidential client).
+    package static let grantTypeInvalid = ErrorCode("grant_type_invalid", .invalidField)
+    /// An API scope an operator defines for a client that is not a name, or is one of the person scopes.
+    package static let apiScopeInvalid = ErrorCode("api_scope_invalid", .invalidField)
+    /// A client's registered keys (`private_key_jwt`) are not a JWKS of public signing keys.
+    package static let jwksInvalid = ErrorCode("jwks_invalid", .invalidField)
     // The account profile's rules (`InputRules+Profile.swift`); group names are the clients' too.
     package static let groupNameInvalid = ErrorCode("group_name_invalid", .invalidField)
     package static let usernameInvalid = ErrorCode("username_invalid", .invalidField)
@@ -168,7 +174,7 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         oidcMalformedRequest, oidcInvalidClient, oidcInvalidRedirectURI, oidcGroupNotAllowed,
         unknownClient, unknownApp, clientIdTaken, clientIsPublic, usernameTaken,
         clientIdInvalid, clientNameInvalid, redirectURIRequired, redirectURIInvalid, postLogoutURIInvalid, idTokenAlgInvalid,
-        clientScopeInvalid, openidScopeRequired, groupNameInvalid, usernameInvalid, emailInvalid, invalidPRF,
+        clientScopeInvalid, openidScopeRequired, grantTypeInvalid, apiScopeInvalid, jwksInvalid, groupNameInvalid, usernameInvalid, emailInvalid, invalidPRF,
         invalidInvitation, signupClosed, unknownInvitation,
     ]
 }

@@ -187,14 +187,25 @@ struct OIDCController: Sendable {
         case .failure(let error): return error.response
         }
         let client: OIDCClientRecord
-        switch try await OIDCClientAuthentication.client(authorization: request.headers[.authorization], parameters: parameters, store: provider.store) {
+        switch try await OIDCClientAuthentication.client(authorization: request.headers[.authorization], parameters: parameters, provider: provider) {
         case .success(let found): client = found
         case .failure(let error): return error.response
         }
         guard let token = parameters["token"] else { return OAuthError(.invalidRequest, "token is missing.").response }
         var grant: OIDCGrantRecord?
         if token.utf8.count <= 4096, token.contains(".") {
-            grant = try await provider.tokens.introspect(token)?.grant
+            let found = try await provider.tokens.introspect(token)
+            grant = found?.grant
+            // A client-credentials token: revoking it ends every such token of its client (they have no
+            // row each; the client asks for a new one).
+            if let owner = found?.client {
+                guard owner.id == client.id else {
+                    return OAuthError(.unauthorizedClient, "This token was not issued to this client.").response
+                }
+                let origin = AuditOrigin(request, context: context, actor: "client", trustForwardedFor: configuration.trustForwardedFor)
+                try await provider.revokeClientCredentials(of: owner, origin: origin)
+                return Response(status: .ok, headers: [.cacheControl: "no-store"])
+            }
         } else if token.utf8.count <= 128 {
             grant = try await provider.store.oidcGrant(refreshHash: SecretDigest.of(token))
         }

@@ -69,6 +69,8 @@ struct AuditEvent: Sendable, Equatable {
         case oidcRefreshReused = "oidc.refresh_reused"
         /// The person, a client (RFC 7009) or an operator ended a client's access.
         case oidcGrantRevoked = "oidc.grant_revoked"
+        /// A client obtained a client-credentials token (no account; the detail has the scopes).
+        case oidcClientCredentialsIssued = "oidc.client_credentials_issued"
         /// RP-initiated logout ended the person's session.
         case oidcLogout = "oidc.logout"
         /// An operator registered, changed, gave a new secret to, or removed a client (no account).
