@@ -100,6 +100,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// No invitation with this id is live (the admin API's revoke).
     package static let unknownInvitation = ErrorCode("unknown_invitation", .notFound)
     package static let unknownDeviceRequest = ErrorCode("unknown_device_request", .notFound)
+    /// The device flow's user code (RFC 8628) is unknown, expired, or was decided already.
+    package static let unknownUserCode = ErrorCode("unknown_user_code", .notFound)
     /// An email confirmation link that is unknown, used, expired, replaced or another account's.
     package static let unknownEmailToken = ErrorCode("unknown_email_token", .notFound)
     package static let unknownIcon = ErrorCode("unknown_icon", .notFound)
@@ -168,7 +170,7 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         duplicateParameter, missingOperation, unknownOperation, queryCredentialIdMismatch, invalidBase64, invalidParameter,
         notAuthenticated, unknownChallenge, invalidClient, signCountRegression, adminKeyInvalid, invalidRecoveryCode,
         originNotAllowed, originRequired, wrongAccount, recentSignInRequired, accountDisabled, insufficientScope, recoverySessionRestricted, authenticatorNotAllowed,
-        notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownDeviceRequest, unknownEmailToken, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
+        notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownDeviceRequest, unknownUserCode, unknownEmailToken, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
         bodyTooLarge, invalidField, rateLimited, tooManyEmails, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,
         oidcMalformedRequest, oidcInvalidClient, oidcInvalidRedirectURI, oidcGroupNotAllowed,

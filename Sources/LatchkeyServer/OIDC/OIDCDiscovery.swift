@@ -16,6 +16,7 @@ enum OIDCDiscovery {
             object.member("revocation_endpoint", issuer + "/oidc/revoke")
             object.member("introspection_endpoint", issuer + "/api/introspect")
             object.member("end_session_endpoint", issuer + "/end-session")
+            object.member("device_authorization_endpoint", issuer + "/oidc/device")
             object.member("scopes_supported", strings(OIDCScope.supported))
             object.member("response_types_supported", strings(["code"]))
             object.member("response_modes_supported", strings(["query"]))

@@ -12,7 +12,7 @@ enum OIDCGrantType {
     static let allowable = [authorizationCode, clientCredentials, deviceCode]
 
     /// What the discovery document lists (`grant_types_supported`).
-    static let supported = [authorizationCode, refreshToken, clientCredentials]
+    static let supported = [authorizationCode, refreshToken, clientCredentials, deviceCode]
 
     /// A grant type as an operator may write it: its name, or `device_code` for the device flow's URN.
     static func canonical(_ value: String) -> String? {

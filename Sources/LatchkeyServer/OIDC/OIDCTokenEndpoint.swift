@@ -49,6 +49,9 @@ struct OIDCTokenEndpoint: Sendable {
             return try await redeem(parameters, client: client, origin: origin)
         case OIDCGrantType.refreshToken?: return try await refresh(parameters, client: client, origin: origin)
         case OIDCGrantType.clientCredentials?: return try await credentials(parameters, client: client, origin: origin)
+        case OIDCGrantType.deviceCode?:
+            guard client.allows(OIDCGrantType.deviceCode) else { return .failure(Self.notAllowed("device_code")) }
+            return try await device(parameters, client: client, origin: origin)
         case nil: return .failure(OAuthError(.invalidRequest, "grant_type is missing."))
         default:
             return .failure(OAuthError(.unsupportedGrantType, "Only \(OIDCGrantType.supported.joined(separator: ", ")) are supported."))
@@ -155,6 +158,31 @@ struct OIDCTokenEndpoint: Sendable {
             // the whole one (RFC 6749 §6: the refresh token's scope stays that of the one it replaces).
             let issued = asking.map { asked in grant.narrowed(to: asked) } ?? grant
             return .success(try await tokens(for: issued, client: client, refresh: next, withNonce: false))
+        }
+    }
+
+    /// A poll for a device authorization (RFC 8628 §3.4–3.5): pending, too soon (`slow_down`, the interval
+    /// widened), expired, refused by the person, or — once — the tokens. A poll of another client's device
+    /// code changes nothing.
+    private func device(_ parameters: OAuthParameters, client: OIDCClientRecord, origin: AuditOrigin) async throws -> Result<Tokens, OAuthError> {
+        guard let code = parameters["device_code"], code.utf8.count <= 128 else { return .failure(OAuthError(.invalidRequest, "device_code is missing.")) }
+        let date = now()
+        let refresh = Base64URL.encode(RandomBytes.make(32))
+        let settings = provider.settings
+        var detail = Self.detail(client)
+        detail.members.append(("grantType", .text(OIDCGrantType.deviceCode)))
+        let outcome = try await store.pollOIDCDeviceCode(
+            deviceHash: SecretDigest.of(code), clientId: client.id, at: date, refreshHash: SecretDigest.of(refresh),
+            expiry: { grant in date.addingTimeInterval(grant.isOffline ? settings.refreshLifetime : settings.accessTokenLifetime) },
+            events: { [detail] grant in [origin.event(.oidcCodeExchanged, at: date, account: grant.accountId, detail: detail)] })
+        switch outcome {
+        case .unknown: return .failure(OAuthError(.invalidGrant, "The device code is unknown, used, or was issued to another client."))
+        case .expired: return .failure(OAuthError(.expiredToken, "The device code has expired; start again."))
+        case .slowDown(let interval): return .failure(OAuthError(.slowDown, "Poll at most every \(interval) seconds."))
+        case .pending: return .failure(OAuthError(.authorizationPending, "The person has not answered yet."))
+        case .denied: return .failure(OAuthError(.accessDenied, "The person did not allow this device."))
+        case .issued(let grant):
+            return .success(try await tokens(for: grant, client: client, refresh: grant.isOffline ? refresh : nil, withNonce: false))
         }
     }
 
