@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import HTTPTypes
-import JWTKit
 import Testing
 @testable import LatchkeyServer
 
@@ -172,13 +171,14 @@ struct OIDCClientCredentialsTests {
             return #"{"keys":[{"kty":"EC","crv":"P-256","use":"sig","alg":"ES256","kid":"\#(kid)","x":"\#(OIDCTestFlow.base64URL(raw.prefix(32)))","y":"\#(OIDCTestFlow.base64URL(raw.suffix(32)))"}]}"#
         }
 
-        func assertion(iss: String, sub: String? = nil, aud: String, expiresIn: TimeInterval = 60, jti: String = OIDCTestFlow.randomText()) async throws -> String {
-            let keys = JWTKeyCollection()
-            await keys.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
-            let claims = OIDCClientAssertion.Claims(
-                iss: .init(value: iss), sub: .init(value: sub ?? iss), aud: .init(value: [aud]), exp: .init(value: Date().addingTimeInterval(expiresIn)),
-                jti: .init(value: jti))
-            return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
+        /// An ES256 JWT made by hand (header, payload, the signature's r and s), as a client library would.
+        func assertion(iss: String, sub: String? = nil, aud: String, expiresIn: TimeInterval = 60, jti: String = OIDCTestFlow.randomText()) throws -> String {
+            let header = #"{"alg":"ES256","typ":"JWT","kid":"\#(kid)"}"#
+            let exp = Int(Date().addingTimeInterval(expiresIn).timeIntervalSince1970)
+            let payload = #"{"iss":"\#(iss)","sub":"\#(sub ?? iss)","aud":"\#(aud)","exp":\#(exp),"jti":"\#(jti)"}"#
+            let input = OIDCTestFlow.base64URL(Array(header.utf8)) + "." + OIDCTestFlow.base64URL(Array(payload.utf8))
+            let signature = try key.signature(for: Array(input.utf8))
+            return input + "." + OIDCTestFlow.base64URL(Array(signature.rawRepresentation))
         }
     }
 
@@ -204,22 +204,22 @@ struct OIDCClientCredentialsTests {
             #expect((discovery.json?["token_endpoint_auth_methods_supported"] as? [String])?.contains("private_key_jwt") == true)
 
             let tokenEndpoint = flow.issuer + "/oidc/token"
-            let good = try await key.assertion(iss: id, aud: tokenEndpoint)
+            let good = try key.assertion(iss: id, aud: tokenEndpoint)
             let tokens = try flow.tokens(try await Self.withAssertion(flow, good))
             #expect(try OIDCTestFlow.claims(ofJWT: try #require(tokens["access_token"] as? String))["sub"] as? String == id)
             // The issuer as audience is fine too; client_id, when sent, must agree.
-            #expect(try await Self.withAssertion(flow, try await key.assertion(iss: id, aud: flow.issuer), extra: [("client_id", id)]).status == .ok)
+            #expect(try await Self.withAssertion(flow, try key.assertion(iss: id, aud: flow.issuer), extra: [("client_id", id)]).status == .ok)
 
             func refused(_ reply: APIClient.Reply, _ why: Comment) {
                 #expect(reply.status == .unauthorized && OIDCTestFlow.oauthError(reply) == "invalid_client", why)
             }
             refused(try await Self.withAssertion(flow, good), "a replayed assertion (same jti)")
-            refused(try await Self.withAssertion(flow, try await key.assertion(iss: id, aud: "https://elsewhere.example/token")), "another audience")
-            refused(try await Self.withAssertion(flow, try await key.assertion(iss: id, aud: tokenEndpoint, expiresIn: 3 * 3600)), "exp three hours ahead")
-            refused(try await Self.withAssertion(flow, try await key.assertion(iss: id, aud: tokenEndpoint, expiresIn: -10)), "expired")
-            refused(try await Self.withAssertion(flow, try await key.assertion(iss: "someone", sub: id, aud: tokenEndpoint)), "iss is not the client")
-            refused(try await Self.withAssertion(flow, try await ClientKey(kid: "k1").assertion(iss: id, aud: tokenEndpoint)), "another key")
-            refused(try await Self.withAssertion(flow, try await key.assertion(iss: id, aud: tokenEndpoint), extra: [("client_id", "other")]), "client_id differs")
+            refused(try await Self.withAssertion(flow, try key.assertion(iss: id, aud: "https://elsewhere.example/token")), "another audience")
+            refused(try await Self.withAssertion(flow, try key.assertion(iss: id, aud: tokenEndpoint, expiresIn: 3 * 3600)), "exp three hours ahead")
+            refused(try await Self.withAssertion(flow, try key.assertion(iss: id, aud: tokenEndpoint, expiresIn: -10)), "expired")
+            refused(try await Self.withAssertion(flow, try key.assertion(iss: "someone", sub: id, aud: tokenEndpoint)), "iss is not the client")
+            refused(try await Self.withAssertion(flow, try ClientKey(kid: "k1").assertion(iss: id, aud: tokenEndpoint)), "another key")
+            refused(try await Self.withAssertion(flow, try key.assertion(iss: id, aud: tokenEndpoint), extra: [("client_id", "other")]), "client_id differs")
             // Unsigned ("none") is never taken.
             let header = OIDCTestFlow.base64URL(Array(#"{"alg":"none","kid":"k1"}"#.utf8))
             let payload = OIDCTestFlow.base64URL(Array(#"{"iss":"\#(id)","sub":"\#(id)","aud":"\#(tokenEndpoint)","exp":\#(Int(Date().timeIntervalSince1970) + 60),"jti":"x"}"#.utf8))
