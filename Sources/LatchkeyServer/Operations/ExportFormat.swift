@@ -10,7 +10,8 @@ import Foundation
 /// the server keys still wrapped under the key file (a restore needs the same key file, exactly as with a
 /// backup), the admin keys, recovery grants and invitations as hashes (with the invitations' uses), the OpenID Connect clients (secrets as hashes),
 /// consents, grants and refresh tokens; sessions and the audit trail only when asked for. Not in it:
-/// what lives minutes or a day (used challenges, authorization codes, device requests, email confirmation
+/// what lives minutes or a day (used challenges, authorization codes, device requests, device authorizations
+/// (RFC 8628) and used client assertions, email confirmation
 /// links and the mail log, rate-limit buckets, the webhook outbox, the housekeeping's claims), and the FIDO metadata (its BLOB is loaded again from the file).
 /// Nor derived data: the account search's trigram tables on SQLite (`AccountSearchIndex`), which the
 /// import rebuilds: their triggers note the accounts and passkeys it inserts, and it indexes them at the end.
