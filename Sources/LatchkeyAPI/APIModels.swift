@@ -193,6 +193,18 @@ package struct OIDCAuthorizationBody: JSONReadable {
     }
 }
 
+/// `POST /api/oidc/device`: the user code the person typed or the verification page was given (RFC 8628
+/// §3.3), and — to decide — whether they allow the app (left out: what the code is for).
+package struct OIDCDeviceBody: JSONReadable {
+    package let userCode: String
+    package let allow: Bool?
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        userCode = try reader.string("userCode")
+        allow = try reader.optionalBool("allow")
+    }
+}
+
 /// `POST /api/oidc/logout`: the end-session request's query, and whether the person confirmed signing
 /// out (needed when the request carries no valid `id_token_hint`).
 package struct OIDCLogoutBody: JSONReadable {

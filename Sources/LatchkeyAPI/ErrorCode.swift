@@ -109,6 +109,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     /// No invitation with this id is live (the admin API's revoke).
     package static let unknownInvitation = ErrorCode("unknown_invitation", .notFound)
     package static let unknownDeviceRequest = ErrorCode("unknown_device_request", .notFound)
+    /// The device flow's user code (RFC 8628) is unknown, expired, or was decided already.
+    package static let unknownUserCode = ErrorCode("unknown_user_code", .notFound)
     /// An email confirmation link that is unknown, used, expired, replaced or another account's.
     package static let unknownEmailToken = ErrorCode("unknown_email_token", .notFound)
     package static let unknownIcon = ErrorCode("unknown_icon", .notFound)
@@ -147,6 +149,12 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let idTokenAlgInvalid = ErrorCode("id_token_alg_invalid", .invalidField)
     package static let clientScopeInvalid = ErrorCode("client_scope_invalid", .invalidField)
     package static let openidScopeRequired = ErrorCode("openid_scope_required", .invalidField)
+    /// A grant type a client cannot be allowed (`client_credentials` needs a confidential client).
+    package static let grantTypeInvalid = ErrorCode("grant_type_invalid", .invalidField)
+    /// An API scope an operator defines for a client that is not a name, or is one of the person scopes.
+    package static let apiScopeInvalid = ErrorCode("api_scope_invalid", .invalidField)
+    /// A client's registered keys (`private_key_jwt`) are not a JWKS of public signing keys.
+    package static let jwksInvalid = ErrorCode("jwks_invalid", .invalidField)
     // The account profile's rules (`InputRules+Profile.swift`); group names are the clients' too.
     package static let groupNameInvalid = ErrorCode("group_name_invalid", .invalidField)
     package static let usernameInvalid = ErrorCode("username_invalid", .invalidField)
@@ -172,13 +180,13 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         notAuthenticated, unknownChallenge, invalidClient, signCountRegression, adminKeyInvalid, invalidRecoveryCode,
         originNotAllowed, originRequired, wrongAccount, recentSignInRequired, accountDisabled, insufficientScope, stepUpRequired, notAdmin, setupLinkInvalid,
         recoverySessionRestricted, authenticatorNotAllowed,
-        notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownDeviceRequest, unknownEmailToken, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
+        notFound, notEnabled, unknownCredential, unknownPasskey, unknownAccount, unknownAdminKey, unknownRecoveryGrant, unknownDeviceRequest, unknownUserCode, unknownEmailToken, unknownIcon, unknownProvider, noIcon, methodNotAllowed,
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
         bodyTooLarge, invalidField, rateLimited, tooManyEmails, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,
         oidcMalformedRequest, oidcInvalidClient, oidcInvalidRedirectURI, oidcGroupNotAllowed, invalidReturnURL,
         unknownClient, unknownApp, clientIdTaken, clientIsPublic, usernameTaken,
         clientIdInvalid, clientNameInvalid, redirectURIRequired, redirectURIInvalid, postLogoutURIInvalid, idTokenAlgInvalid,
-        clientScopeInvalid, openidScopeRequired, groupNameInvalid, usernameInvalid, emailInvalid, invalidPRF,
+        clientScopeInvalid, openidScopeRequired, grantTypeInvalid, apiScopeInvalid, jwksInvalid, groupNameInvalid, usernameInvalid, emailInvalid, invalidPRF,
         invalidInvitation, signupClosed, unknownInvitation,
     ]
 }

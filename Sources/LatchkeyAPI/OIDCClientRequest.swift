@@ -15,10 +15,18 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
     package var firstParty: Bool?
     package var scopes: [String]?
     package var allowedGroups: [String]?
+    /// The grants it may use: `authorization_code`, `client_credentials`, the device flow's URN (or
+    /// `device_code`).
+    package var grantTypes: [String]?
+    /// The API scopes a client-credentials token of it may carry.
+    package var apiScopes: [String]?
+    /// The public keys of its `private_key_jwt` assertions: a JWKS document as JSON text ("" removes them).
+    package var jwks: String?
 
     package init(
         id: String? = nil, name: String? = nil, redirectUris: [String]? = nil, postLogoutUris: [String]? = nil, isPublic: Bool? = nil,
-        idTokenAlg: String? = nil, firstParty: Bool? = nil, scopes: [String]? = nil, allowedGroups: [String]? = nil
+        idTokenAlg: String? = nil, firstParty: Bool? = nil, scopes: [String]? = nil, allowedGroups: [String]? = nil,
+        grantTypes: [String]? = nil, apiScopes: [String]? = nil, jwks: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -29,6 +37,9 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
         self.firstParty = firstParty
         self.scopes = scopes
         self.allowedGroups = allowedGroups
+        self.grantTypes = grantTypes
+        self.apiScopes = apiScopes
+        self.jwks = jwks
     }
 
     package init(json reader: JSONShapeReader) throws(JSONShapeError) {
@@ -41,5 +52,8 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
         firstParty = try reader.optionalBool("firstParty")
         scopes = try reader.optionalStringArray("scopes")
         allowedGroups = try reader.optionalStringArray("allowedGroups")
+        grantTypes = try reader.optionalStringArray("grantTypes")
+        apiScopes = try reader.optionalStringArray("apiScopes")
+        jwks = try reader.optionalString("jwks")
     }
 }

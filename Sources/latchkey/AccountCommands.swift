@@ -98,14 +98,33 @@ struct LoginCommand: AsyncParsableCommand {
             With --prf-salt (or --prf, for the salt the server is configured with) the passkey also evaluates its PRF \
             (WebAuthn's prf extension), and the output is printed as base64url: a secret that only this passkey gives \
             for this salt, such as the key of data encrypted end to end. The server hands it back and never keeps it.
+
+            With --device, no authenticator is needed here: as the OpenID Connect client --client-id (one an \
+            operator allowed the device flow: `latchkey admin clients add … --public --grant device_code`), the \
+            command prints an address and a code, and waits while you open it on your phone, sign in there with \
+            your passkey and allow it (RFC 8628). It then prints who signed in; --json prints the tokens too.
             """)
     @Option(name: .customLong("prf-salt"), help: "A PRF input, 1 to 64 bytes as base64url; a second one asks for a second output. The outputs are printed.")
     var prfSalts: [String] = []
     @Flag(name: .customLong("prf"), help: "Print the PRF output for the salt the server is configured with (latchkey serve --prf-salt).")
     var prf = false
+    @Flag(name: .customLong("device"), help: "Sign in with a passkey on another device (your phone): print an address and a code, and wait.")
+    var device = false
+    @Option(name: .customLong("client-id"), help: "With --device: the OpenID Connect client to sign in to (default $LATCHKEY_CLIENT_ID).")
+    var clientId: String?
+    @Option(name: .customLong("scope"), help: "With --device: the scopes to ask for (default: openid profile).")
+    var scope = "openid profile"
     @OptionGroup var options: ClientOptions
 
     func validate() throws {
+        if device {
+            guard prfSalts.isEmpty, !prf else { throw ValidationError("--device signs in elsewhere: it has no PRF output (--prf, --prf-salt).") }
+            guard (clientId ?? ProcessInfo.processInfo.environment["LATCHKEY_CLIENT_ID"]).map({ !$0.isEmpty }) == true else {
+                throw ValidationError("--device needs the OpenID Connect client to sign in to: --client-id ID (or $LATCHKEY_CLIENT_ID).")
+            }
+        } else if clientId != nil {
+            throw ValidationError("--client-id is for --device.")
+        }
         guard prfSalts.count <= 2 else { throw ValidationError("--prf-salt may be given twice at most: the first input and the second.") }
         for salt in prfSalts where Self.bytes(salt) == nil {
             throw ValidationError("--prf-salt must be 1 to 64 bytes as base64url, not \"\(salt)\".")
@@ -123,7 +142,37 @@ struct LoginCommand: AsyncParsableCommand {
         let prf: PRFValuesJSON
     }
 
+    /// `--device --json`: who signed in, and the token response.
+    private struct DeviceJSON: Encodable {
+        let sub: String
+        let name: String?
+        let accessToken: String?
+        let idToken: String?
+        let refreshToken: String?
+        let expiresIn: Int?
+        let scope: String?
+    }
+
+    private func runDevice() async throws {
+        try await options.run {
+            let login = DeviceLogin(
+                server: try options.serverURL, clientId: clientId ?? ProcessInfo.processInfo.environment["LATCHKEY_CLIENT_ID"] ?? "",
+                secret: ProcessInfo.processInfo.environment["LATCHKEY_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }, scope: scope,
+                http: ClientOptions.http, tell: { [json = options.json] line in if json { Output.printError(line) } else { Output.printLine(line) } })
+            let signed = try await login.run()
+            if options.json {
+                let tokens = signed.tokens
+                try Output.printEncodable(DeviceJSON(
+                    sub: signed.subject, name: signed.name, accessToken: tokens["access_token"] as? String, idToken: tokens["id_token"] as? String,
+                    refreshToken: tokens["refresh_token"] as? String, expiresIn: tokens["expires_in"] as? Int, scope: tokens["scope"] as? String))
+            } else {
+                print("Signed in as \(signed.name ?? signed.subject) (account \(signed.subject)).")
+            }
+        }
+    }
+
     func run() async throws {
+        if device { return try await runDevice() }
         try await options.run {
             let inputs = prfSalts.first.flatMap(Self.bytes).map { PRFValues(first: $0, second: prfSalts.dropFirst().first.flatMap(Self.bytes)) }
             let (account, outputs) = try await options.client().login(prf: inputs)

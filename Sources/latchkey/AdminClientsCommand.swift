@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import LatchkeyServer
 
 /// `latchkey admin clients …`: the OpenID Connect clients (relying parties) people sign in to with
@@ -27,16 +28,37 @@ extension AdminCommand {
             @Option(name: .customLong("allowed-group"), help: ArgumentHelp(
                 "Only members of this group may sign in to it (repeat for more; default: anyone).", valueName: "group"))
             var allowedGroups: [String] = []
+            @Option(name: .customLong("grant"), help: ArgumentHelp(
+                "A grant it may use (repeat): authorization_code (default), client_credentials (a confidential client acting for itself), device_code. Given, it replaces the list.",
+                valueName: "grant"))
+            var grantTypes: [String] = []
+            @Option(name: .customLong("api-scope"), help: ArgumentHelp(
+                "An API scope its client_credentials tokens may carry (repeat; e.g. orders:read). Given, it replaces the list.",
+                valueName: "scope"))
+            var apiScopes: [String] = []
+            @Option(name: .customLong("jwks-file"), help: ArgumentHelp(
+                "A JSON Web Key Set of the public keys its private_key_jwt assertions are signed with (each key with a kid); such a client gets no secret.",
+                valueName: "file"))
+            var jwksFile: String?
             @Flag(help: "Print JSON (what the admin API answers) instead of text.")
             var json = false
 
-            func settings() -> AdminConsole.ClientSettings {
+            func settings() throws -> AdminConsole.ClientSettings {
                 var settings = AdminConsole.ClientSettings()
                 settings.redirectURIs = redirectURIs
                 settings.postLogoutURIs = postLogoutURIs
                 settings.idTokenAlg = idTokenAlg
                 settings.scopes = scopes
                 settings.allowedGroups = allowedGroups
+                settings.grantTypes = grantTypes
+                settings.apiScopes = apiScopes
+                if let jwksFile {
+                    do {
+                        settings.jwks = try String(contentsOfFile: jwksFile, encoding: .utf8)
+                    } catch {
+                        throw ValidationError("--jwks-file: \(jwksFile) cannot be read as text.")
+                    }
+                }
                 return settings
             }
         }
@@ -52,7 +74,7 @@ extension AdminCommand {
             @OptionGroup var database: Database
 
             func answer(_ console: AdminConsole) async throws -> String {
-                var given = settings.settings()
+                var given = try settings.settings()
                 given.name = name
                 given.isPublic = `public`
                 given.firstParty = firstParty
@@ -89,6 +111,8 @@ extension AdminCommand {
             @OptionGroup var settings: Settings
             @Flag(name: .customLong("no-post-logout-uris"), help: "Remove every post-logout URI.") var noPostLogoutURIs = false
             @Flag(name: .customLong("no-allowed-groups"), help: "Let anyone sign in to it again.") var noAllowedGroups = false
+            @Flag(name: .customLong("no-api-scopes"), help: "Remove every API scope.") var noAPIScopes = false
+            @Flag(name: .customLong("no-jwks"), help: "Remove its keys (private_key_jwt); with no secret either, it is public.") var noJWKS = false
             @Flag(inversion: .prefixedNo, help: "Whether people are asked for consent (--no-first-party: they are).")
             var firstParty: Bool?
             @Flag(help: "Make it public: its secret is deleted.") var `public` = false
@@ -103,13 +127,19 @@ extension AdminCommand {
                 guard !(noAllowedGroups && !settings.allowedGroups.isEmpty) else {
                     throw ValidationError("--no-allowed-groups and --allowed-group exclude each other.")
                 }
+                guard !(noJWKS && settings.jwksFile != nil) else { throw ValidationError("--no-jwks and --jwks-file exclude each other.") }
+                guard !(noAPIScopes && !settings.apiScopes.isEmpty) else {
+                    throw ValidationError("--no-api-scopes and --api-scope exclude each other.")
+                }
             }
 
             func answer(_ console: AdminConsole) async throws -> String {
-                var given = settings.settings()
+                var given = try settings.settings()
+                if noJWKS { given.jwks = "" }
                 given.name = name
                 given.clearPostLogoutURIs = noPostLogoutURIs
                 given.clearAllowedGroups = noAllowedGroups
+                given.clearAPIScopes = noAPIScopes
                 given.firstParty = firstParty
                 given.isPublic = `public` ? true : confidential ? false : nil
                 return try await console.updateClient(id: client, given, json: settings.json)

@@ -153,11 +153,13 @@ def test_oidcc_discovery_endpoint_verification(provider):
                        ("introspection_endpoint", "/api/introspect")]:
         assert document[name] == issuer + path, (name, document.get(name))
     assert document["response_types_supported"] == ["code"]
-    assert set(document["grant_types_supported"]) == {"authorization_code", "refresh_token"}
+    assert set(document["grant_types_supported"]) == {"authorization_code", "refresh_token", "client_credentials",
+                                                      "urn:ietf:params:oauth:grant-type:device_code"}
+    assert document["device_authorization_endpoint"] == issuer + "/oidc/device"
     assert document["code_challenge_methods_supported"] == ["S256"]
     # Discovery §3: RS256 MUST be among the id_token algorithms.
     assert set(document["id_token_signing_alg_values_supported"]) == {"ES256", "RS256"}
-    assert set(document["token_endpoint_auth_methods_supported"]) == {"client_secret_basic", "client_secret_post", "none"}
+    assert set(document["token_endpoint_auth_methods_supported"]) == {"client_secret_basic", "client_secret_post", "private_key_jwt", "none"}
     assert set(document["scopes_supported"]) >= set(ALL_SCOPES)
     assert document["subject_types_supported"] == ["public"]
     assert document["authorization_response_iss_parameter_supported"] is True

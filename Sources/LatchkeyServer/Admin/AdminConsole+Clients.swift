@@ -17,6 +17,11 @@ extension AdminConsole {
         package var allowedGroups: [String] = []
         package var clearAllowedGroups = false
         package var isPublic: Bool?
+        package var grantTypes: [String] = []
+        package var apiScopes: [String] = []
+        package var clearAPIScopes = false
+        /// The JWKS document's text (`--jwks-file`), or "" to remove the keys (`--no-jwks`).
+        package var jwks: String?
 
         package init() {}
 
@@ -27,7 +32,14 @@ extension AdminConsole {
                 idTokenAlg: idTokenAlg, firstParty: firstParty,
                 // `--scope "openid profile"` and `--scope openid --scope profile` are the same.
                 scopes: scopes.isEmpty ? nil : scopes.flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) },
-                allowedGroups: clearAllowedGroups ? [] : allowedGroups.isEmpty ? nil : allowedGroups)
+                allowedGroups: clearAllowedGroups ? [] : allowedGroups.isEmpty ? nil : allowedGroups,
+                grantTypes: grantTypes.isEmpty ? nil : Self.words(grantTypes),
+                apiScopes: clearAPIScopes ? [] : apiScopes.isEmpty ? nil : Self.words(apiScopes), jwks: jwks)
+        }
+
+        /// `--x "a b"`, `--x a,b` and `--x a --x b` are the same.
+        private static func words(_ values: [String]) -> [String] {
+            values.flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) }
         }
     }
 
@@ -129,12 +141,14 @@ extension AdminConsole {
         """
         Client       \(client.id)
         Name         \(client.name)
-        Type         \(client.public ? "public (no secret; PKCE S256 required)" : "confidential (client secret)")
+        Type         \(client.public ? "public (no secret; PKCE S256 required)" : client.jwks != nil ? "confidential (private_key_jwt: signed assertions)" : "confidential (client secret)")
         ID token     \(client.idTokenAlg)
         First-party  \(client.firstParty ? "yes (no consent screen)" : "no")
         Scopes       \(client.scopes.joined(separator: " "))
         Groups       \(client.allowedGroups.isEmpty ? "any account" : client.allowedGroups.joined(separator: " "))
-        Redirect     \(client.redirectUris.joined(separator: "\n             "))
+        Grants       \(client.grantTypes.joined(separator: " "))
+        API scopes   \(client.apiScopes.isEmpty ? "-" : client.apiScopes.joined(separator: " "))
+        Redirect     \(client.redirectUris.isEmpty ? "-" : client.redirectUris.joined(separator: "\n             "))
         After logout \(client.postLogoutUris.isEmpty ? "-" : client.postLogoutUris.joined(separator: "\n             "))
         Created      \(text(client.createdAt)) by \(client.createdBy)
         Updated      \(text(client.updatedAt))

@@ -1,5 +1,7 @@
 import Foundation
+import JWTKit
 import LatchkeyAPI
+import WebAuthn
 
 /// The OpenID Connect clients an operator registers (`latchkey admin clients`, `/api/admin/clients`).
 /// The rules are `OIDCClientRules`'; a confidential client's secret is made here, answered once, and
@@ -19,7 +21,13 @@ extension AdminService {
     /// it is public.
     func createClient(_ request: OIDCClientRequest, origin: AuditOrigin) async throws -> OIDCClientSecretJSON {
         let chosen = try request.id.map { id throws(APIError) in try OIDCClientRules.clientId(id) }
-        let secret = request.isPublic == true ? nil : OIDCClientRules.generatedSecret()
+        let keys = try OIDCClientRules.jwks(request.jwks)
+        if keys != nil, request.isPublic == true {
+            throw APIError(.jwksInvalid, "A public client has no keys: leave out jwks (--jwks-file), or public (--public).")
+        }
+        try await Self.checkLoadable(keys)
+        // A client with keys signs its assertions (private_key_jwt): no secret.
+        let secret = request.isPublic == true || keys != nil ? nil : OIDCClientRules.generatedSecret()
         let at = now()
         // A generated id is 128 random bits: a second draw is for form's sake only.
         for _ in 0..<(chosen == nil ? 2 : 1) {
@@ -43,9 +51,14 @@ extension AdminService {
         let at = now()
         var (client, changed) = try OIDCClientRules.updated(current, by: request, at: at)
         var secret: String?
+        if let given = request.jwks {
+            client.jwks = try OIDCClientRules.jwks(given)
+            try await Self.checkLoadable(client.jwks)
+        }
         switch (request.isPublic, current.isPublic) {
         case (true?, false):
             client.secretHash = nil
+            client.jwks = nil
         case (false?, true):
             let made = OIDCClientRules.generatedSecret()
             secret = made
@@ -53,8 +66,12 @@ extension AdminService {
         default:
             break
         }
-        let secretChanged = client.isPublic != current.isPublic
-        if secretChanged { changed.append("public") }
+        // New keys, like a new secret, end what the old ones obtained (and a client left with neither is public).
+        let secretChanged = client.isPublic != current.isPublic || client.jwks != current.jwks
+        if client.isPublic != current.isPublic { changed.append("public") }
+        if client.jwks != current.jwks { changed.append("jwks") }
+        if secretChanged { client.credentialsGeneration = OIDCClientRules.generation() }
+        try OIDCClientRules.check(client)
         let (clientId, clientName, fields) = (client.id, client.name, changed.joined(separator: ","))
         guard let revoked = try await store.updateOIDCClient(client, secretChanged: secretChanged, event: { revoked in
             var detail: AuditDetail = ["client": .text(clientId), "clientName": .text(clientName), "fields": .text(fields)]
@@ -96,6 +113,36 @@ extension AdminService {
         let event = origin.event(.oidcClientRemoved, at: now(), account: nil, detail: ["client": .text(client.id), "clientName": .text(client.name)])
         guard try await store.deleteOIDCClient(id: id, event: event) else { throw APIError.unknownClient }
         await clientFacts?.forget()
+    }
+
+    /// Keys `OIDCClientRules.jwks` accepted must also be keys JWTKit can verify with (an EC point on its
+    /// curve, an RSA modulus …), or every assertion would be refused later with no word why.
+    static func checkLoadable(_ jwks: String?) async throws {
+        guard let jwks else { return }
+        let refusal = APIError(.jwksInvalid, "The client's keys (jwks, --jwks-file) are not public keys JWTKit can verify signatures with.")
+        let keys = JWTKeyCollection.gated()
+        guard (try? await keys.add(jwksJSON: jwks)) != nil, let value = try? JSONValue.parse(Array(jwks.utf8)),
+              case .object(let document) = value, case .array(let list)? = document["keys"]
+        else { throw refusal }
+        // JWTKit reads a key's numbers only when it first verifies with it: read each now, with the
+        // algorithm it would be used with.
+        for case .object(let key) in list {
+            guard case .string(let kid)? = key["kid"], let algorithm = Self.algorithm(of: key),
+                  (try? await keys.getKey(for: JWKIdentifier(string: kid), alg: algorithm)) != nil
+            else { throw refusal }
+        }
+    }
+
+    /// A key's `alg`, or the one its type implies.
+    private static func algorithm(of key: JSONObject) -> String? {
+        if case .string(let algorithm)? = key["alg"] { return algorithm }
+        switch (key["kty"], key["crv"]) {
+        case (.string("EC")?, .string("P-256")?): return "ES256"
+        case (.string("EC")?, .string("P-384")?): return "ES384"
+        case (.string("RSA")?, _): return "RS256"
+        case (.string("OKP")?, _): return "EdDSA"
+        default: return nil
+        }
     }
 
     private func record(id: String) async throws -> OIDCClientRecord {

@@ -12,6 +12,10 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
     let firstParty: Bool
     let scopes: [String]
     let allowedGroups: [String]
+    let grantTypes: [String]
+    let apiScopes: [String]
+    /// The public keys of its `private_key_jwt` assertions (a JWKS as JSON text), or null.
+    let jwks: String?
     let createdAt: Date
     let updatedAt: Date
     let createdBy: String
@@ -26,6 +30,9 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
         firstParty = client.firstParty
         scopes = client.scopes
         allowedGroups = client.allowedGroups
+        grantTypes = client.grantTypes
+        apiScopes = client.apiScopes
+        jwks = client.jwks
         createdAt = client.createdAt
         updatedAt = client.updatedAt
         createdBy = client.createdBy

@@ -58,6 +58,10 @@ struct Housekeeping: Service {
             try await store.purgeMail(tokensExpiredBefore: now, loggedBefore: now - 86400)
             // OpenID Connect grants a day past their end, with their codes and refresh tokens.
             try await store.purgeOIDCGrants(now: now)
+            // Device authorizations (RFC 8628) once expired.
+            try await store.purgeOIDCDeviceCodes(now: now)
+            // Used client assertions (private_key_jwt) once their exp has passed.
+            try await store.purgeOIDCClientAssertions(now: now)
             // Sign-up links asked for by mail (--signup-domain) a day past their end, unused.
             try await store.invitations.purgeMailed(before: now - 86400)
             // The admin console's sessions and the first administrator's setup links once expired.

@@ -28,6 +28,10 @@ struct OAuthError: Error, Sendable, Equatable {
         case requestNotSupported = "request_not_supported"
         case requestURINotSupported = "request_uri_not_supported"
         case registrationNotSupported = "registration_not_supported"
+        // The device flow's (RFC 8628 §3.5).
+        case authorizationPending = "authorization_pending"
+        case slowDown = "slow_down"
+        case expiredToken = "expired_token"
     }
 
     let code: Code

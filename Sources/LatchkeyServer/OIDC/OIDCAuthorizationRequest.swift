@@ -51,6 +51,9 @@ struct OIDCAuthorizationRequest: Sendable {
             .redirect(OAuthError(code, description), redirectURI: redirectURI, state: state)
         }
         if let state, state.count > maxStateLength { throw refuse(.invalidRequest, "state is longer than \(maxStateLength) characters") }
+        guard client.allows(OIDCGrantType.authorizationCode) else {
+            throw refuse(.unauthorizedClient, "this client may not sign people in with codes (authorization_code)")
+        }
         if parameters["request"] != nil { throw refuse(.requestNotSupported, "request objects are not supported") }
         if parameters["request_uri"] != nil { throw refuse(.requestURINotSupported, "request_uri is not supported") }
         if parameters["registration"] != nil { throw refuse(.registrationNotSupported, "registration is not supported") }

@@ -3,12 +3,27 @@ import WebAuthn
 
 /// Who is calling the token and revocation endpoints (RFC 6749 §2.3): a confidential client by its secret
 /// — in `Authorization: Basic` (`client_secret_basic`, id and secret form-encoded first, §2.3.1) or in the
-/// body (`client_secret_post`), never both — or a public client by its `client_id` alone (`none`: it
-/// proves itself with PKCE instead). The secret is compared as its SHA-256, in constant time.
+/// body (`client_secret_post`), never both — by a JWT signed with one of its registered keys
+/// (`private_key_jwt`, `OIDCClientAssertion`), or a public client by its `client_id` alone (`none`: it
+/// proves itself with PKCE instead). The secret is compared as its SHA-256, in constant time. A client
+/// with keys and no secret must sign: its id alone is nothing.
 enum OIDCClientAuthentication {
     static func client(
-        authorization: String?, parameters: OAuthParameters, store: Store
+        authorization: String?, parameters: OAuthParameters, provider: OIDCProvider
     ) async throws -> Result<OIDCClientRecord, OAuthError> {
+        let store = provider.store
+        if parameters["client_assertion_type"] != nil || parameters["client_assertion"] != nil {
+            guard authorization == nil, parameters["client_secret"] == nil else {
+                return .failure(OAuthError(.invalidRequest, "Authenticate the client one way only: a client_assertion, Basic or client_secret."))
+            }
+            guard parameters["client_assertion_type"] == OIDCClientAssertion.type else {
+                return .failure(.invalidClient("client_assertion_type must be \(OIDCClientAssertion.type).", basic: false))
+            }
+            guard let assertion = parameters["client_assertion"] else {
+                return .failure(OAuthError(.invalidRequest, "client_assertion is missing."))
+            }
+            return try await OIDCClientAssertion.authenticate(assertion, clientId: parameters["client_id"], provider: provider)
+        }
         var id: String?
         var secret: String?
         let basic = authorization != nil
@@ -35,12 +50,14 @@ enum OIDCClientAuthentication {
             return .failure(.invalidClient("No such client.", basic: basic))
         }
         switch (client.secretHash, secret) {
+        case (nil, nil) where client.jwks != nil:
+            return .failure(.invalidClient("This client authenticates with a signed client_assertion (private_key_jwt).", basic: basic))
         case (nil, nil):
             return .success(client)
         case (let digest?, let secret?) where ConstantTime.equal(SecretDigest.of(secret), digest):
             return .success(client)
         case (nil, _?):
-            return .failure(.invalidClient("This client is public: it has no secret to present.", basic: basic))
+            return .failure(.invalidClient("This client has no secret to present (it is public, or signs a client_assertion).", basic: basic))
         default:
             return .failure(.invalidClient("The client secret is missing or wrong.", basic: basic))
         }

@@ -28,8 +28,23 @@ struct OIDCClientRecord: Sendable, Equatable {
     var updatedAt: Date
     /// `cli` or `admin:<key id>`.
     let createdBy: String
+    /// The grants it may use (`OIDCGrantType`): `authorization_code` unless an operator allowed more.
+    var grantTypes: [String] = [OIDCGrantType.authorizationCode]
+    /// The API scopes an operator defined for it: all a client-credentials token may carry (no person's
+    /// claims come with them).
+    var apiScopes: [String] = []
+    /// What its client-credentials tokens carry as `sid`: drawn anew when its secret changes, or when it
+    /// revokes one of them, and checked by introspection, so each of those ends every such token (they
+    /// hold no grant row to revoke). Empty until the client is first allowed `client_credentials`.
+    var credentialsGeneration: String = ""
+    /// The public keys (a JWKS document, as registered) its `private_key_jwt` assertions are signed with
+    /// (RFC 7523); nil when it authenticates by secret, or not at all.
+    var jwks: String? = nil
 
-    var isPublic: Bool { secretHash == nil }
+    /// Neither a secret nor keys: it proves nothing at the token endpoint (PKCE instead).
+    var isPublic: Bool { secretHash == nil && jwks == nil }
+
+    func allows(_ grantType: String) -> Bool { grantTypes.contains(grantType) }
 }
 
 extension OIDCClientRecord {
@@ -47,7 +62,11 @@ extension OIDCClientRecord {
             allowedGroups: Self.list(try row.decode(column: "allowed_groups", as: String.self)),
             createdAt: Timestamp.date(try row.decode(column: "created_at", as: Int64.self)),
             updatedAt: Timestamp.date(try row.decode(column: "updated_at", as: Int64.self)),
-            createdBy: try row.decode(column: "created_by", as: String.self))
+            createdBy: try row.decode(column: "created_by", as: String.self),
+            grantTypes: Self.list(try row.decode(column: "grant_types", as: String.self)),
+            apiScopes: Self.list(try row.decode(column: "api_scopes", as: String.self)),
+            credentialsGeneration: try row.decode(column: "credentials_generation", as: String.self),
+            jwks: try row.decode(column: "jwks", as: String?.self))
     }
 
     /// Lists are stored space-separated (`SpaceSeparated`): neither a URI nor a scope or group name can hold a space.

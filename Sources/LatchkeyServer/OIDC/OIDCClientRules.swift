@@ -148,6 +148,101 @@ enum OIDCClientRules {
         return OIDCScope.supported.filter(values.contains)
     }
 
+    /// At least one of `OIDCGrantType.allowable` (`device_code` stands for the device flow's URN), each
+    /// once, in that order.
+    static func grantTypes(_ values: [String]) throws(APIError) -> [String] {
+        var kept: [String] = []
+        for value in values {
+            guard let canonical = OIDCGrantType.canonical(value) else {
+                throw APIError(
+                    .grantTypeInvalid,
+                    "The grant type \(quoted(value)) (grantTypes, --grant) is not one a client may use; choose from authorization_code, client_credentials, device_code.")
+            }
+            if !kept.contains(canonical) { kept.append(canonical) }
+        }
+        guard !kept.isEmpty else { throw APIError(.grantTypeInvalid, "A client needs at least one grant type (grantTypes, --grant).") }
+        return OIDCGrantType.allowable.filter(kept.contains)
+    }
+
+    static let apiScopeCount = 32
+    static let apiScopeLength = 1...64
+
+    /// The API scopes an operator defines for a client (what its client-credentials tokens may carry):
+    /// at most 32 names of 1 to 64 of `A-Z a-z 0-9 . _ : / -` (`orders:read`, `api/write`), none of them
+    /// a person scope (`openid`, `email`, …: a machine's token carries no person's claims), each once.
+    static func apiScopes(_ values: [String]) throws(APIError) -> [String] {
+        guard values.count <= apiScopeCount else { throw APIError(.apiScopeInvalid, "A client has at most \(apiScopeCount) API scopes (apiScopes).") }
+        var kept: [String] = []
+        for value in values {
+            let bytes = Array(value.utf8)
+            guard apiScopeLength.contains(bytes.count), bytes.allSatisfy({ InputRules.isNameByte($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "/") })
+            else {
+                throw APIError(
+                    .apiScopeInvalid,
+                    "The API scope \(quoted(value)) (apiScopes, --api-scope) must be 1 to 64 letters, digits, dots, underscores, colons, slashes or hyphens.")
+            }
+            guard !OIDCScope.supported.contains(value) else {
+                throw APIError(.apiScopeInvalid, "The API scope \(quoted(value)) (apiScopes, --api-scope) is a person scope; give it in scopes (--scope) instead.")
+            }
+            if !kept.contains(value) { kept.append(value) }
+        }
+        return kept
+    }
+
+    static let jwksBytes = 16 * 1024
+    static let jwksKeys = 1...10
+
+    /// A JWKS of public keys a client signs its assertions with (RFC 7517): a JSON object whose `keys` are 1
+    /// to 10 objects, each with `kty` EC, RSA or OKP and a `kid` (assertions name their key by it), and no
+    /// private member (`d`, `p`, `q` …: a private key registered here would be a secret shown to operators),
+    /// 16 KiB at most. "" (or nil) is none. `AdminService` also loads it into JWTKit before storing it.
+    static func jwks(_ text: String?) throws(APIError) -> String? {
+        guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        func refuse(_ why: String) -> APIError { APIError(.jwksInvalid, "The client's keys (jwks, --jwks-file) \(why).") }
+        guard text.utf8.count <= jwksBytes else { throw refuse("are longer than \(jwksBytes / 1024) KiB") }
+        guard let value = try? JSONValue.parse(Array(text.utf8)), case .object(let document) = value,
+              case .array(let keys)? = document["keys"]
+        else { throw refuse("must be a JSON Web Key Set: {\"keys\": [...]}") }
+        guard jwksKeys.contains(keys.count) else { throw refuse("must hold 1 to \(jwksKeys.upperBound) keys") }
+        var kids: Set<String> = []
+        for key in keys {
+            guard case .object(let members) = key, case .string(let type)? = members["kty"], ["EC", "RSA", "OKP"].contains(type) else {
+                throw refuse("must each have kty EC, RSA or OKP")
+            }
+            guard case .string(let kid)? = members["kid"], !kid.isEmpty, kid.utf8.count <= 128, kids.insert(kid).inserted else {
+                throw refuse("must each have their own kid")
+            }
+            for secret in ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] where members[secret] != nil {
+                throw refuse("hold a private key's member \(secret); register the public keys only")
+            }
+            // RFC 7518 §6.2.1.2: a coordinate is the curve's full size, zeros kept in front; some libraries
+            // drop them (about one key in a hundred), which no verifier reads as the same point.
+            if type == "EC", case .string(let curve)? = members["crv"], let size = ["P-256": 32, "P-384": 48][curve] {
+                for coordinate in ["x", "y"] {
+                    guard case .string(let text)? = members[coordinate], Base64URL.decode(text)?.count == size else {
+                        throw refuse("have an EC key (\(kid)) whose \(coordinate) is not \(size) bytes (RFC 7518 §6.2.1.2: keep its leading zeros)")
+                    }
+                }
+            }
+        }
+        return text
+    }
+
+    /// A new client-credentials generation (`OIDCClientRecord.credentialsGeneration`): 16 random bytes.
+    static func generation() -> String { Base64URL.encode(RandomBytes.make(16)) }
+
+    /// The rules that span fields, checked once the whole client is known: the client-credentials grant
+    /// only for a confidential client (RFC 6749 §4.4: the client authenticates), and redirect URIs
+    /// for one that signs people in with codes.
+    static func check(_ client: OIDCClientRecord) throws(APIError) {
+        if client.allows(OIDCGrantType.clientCredentials), client.isPublic {
+            throw APIError(.grantTypeInvalid, "A public client cannot use client_credentials (grantTypes, --grant): it has no secret to prove itself with.")
+        }
+        if client.allows(OIDCGrantType.authorizationCode), client.redirectURIs.isEmpty {
+            throw APIError(.redirectURIRequired, "A client that uses authorization_code needs at least one redirect URI (redirectUris, --redirect-uri).")
+        }
+    }
+
     static func allowedGroups(_ values: [String]) throws(APIError) -> [String] {
         guard values.count <= groupCount else { throw APIError(.groupNameInvalid, "A client admits at most \(groupCount) groups (allowedGroups).") }
         return try InputRules.groupNames(values, field: "A group a client admits (allowedGroups, --allowed-group)")
@@ -162,12 +257,21 @@ enum OIDCClientRules {
         guard let name = request.name else {
             throw APIError(.clientNameInvalid, "A client needs a name (name), which the consent screen shows.")
         }
-        return OIDCClientRecord(
-            id: id, name: try self.name(name), secretHash: secretHash, redirectURIs: try redirectURIs(request.redirectUris ?? []),
+        let grants = try grantTypes(request.grantTypes ?? [OIDCGrantType.authorizationCode])
+        // Only a client that sends people back with codes needs somewhere to send them.
+        var redirects: [String] = []
+        if grants.contains(OIDCGrantType.authorizationCode) || !(request.redirectUris ?? []).isEmpty {
+            redirects = try redirectURIs(request.redirectUris ?? [])
+        }
+        let client = OIDCClientRecord(
+            id: id, name: try self.name(name), secretHash: secretHash, redirectURIs: redirects,
             postLogoutURIs: try postLogoutURIs(request.postLogoutUris ?? []),
             idTokenAlgorithm: try idTokenAlgorithm(request.idTokenAlg ?? defaultAlgorithm), firstParty: request.firstParty ?? false,
             scopes: try scopes(request.scopes ?? defaultScopes), allowedGroups: try allowedGroups(request.allowedGroups ?? []),
-            createdAt: now, updatedAt: now, createdBy: actor)
+            createdAt: now, updatedAt: now, createdBy: actor, grantTypes: grants, apiScopes: try apiScopes(request.apiScopes ?? []),
+            credentialsGeneration: generation(), jwks: try jwks(request.jwks))
+        try check(client)
+        return client
     }
 
     /// `client` with the members the request sends (all but the id and the secret, which the caller
@@ -178,7 +282,13 @@ enum OIDCClientRules {
         }
         var next = client
         if let name = request.name { next.name = try self.name(name) }
-        if let uris = request.redirectUris { next.redirectURIs = try redirectURIs(uris) }
+        if let grants = request.grantTypes { next.grantTypes = try grantTypes(grants) }
+        if let uris = request.redirectUris {
+            next.redirectURIs = []
+            if next.allows(OIDCGrantType.authorizationCode) || !uris.isEmpty { next.redirectURIs = try redirectURIs(uris) }
+        }
+        if let scopes = request.apiScopes { next.apiScopes = try apiScopes(scopes) }
+        if next.credentialsGeneration.isEmpty { next.credentialsGeneration = generation() }
         if let uris = request.postLogoutUris { next.postLogoutURIs = try postLogoutURIs(uris) }
         if let algorithm = request.idTokenAlg { next.idTokenAlgorithm = try idTokenAlgorithm(algorithm) }
         if let firstParty = request.firstParty { next.firstParty = firstParty }
@@ -192,6 +302,8 @@ enum OIDCClientRules {
         if next.firstParty != client.firstParty { changed.append("firstParty") }
         if next.scopes != client.scopes { changed.append("scopes") }
         if next.allowedGroups != client.allowedGroups { changed.append("allowedGroups") }
+        if next.grantTypes != client.grantTypes { changed.append("grantTypes") }
+        if next.apiScopes != client.apiScopes { changed.append("apiScopes") }
         next.updatedAt = now
         return (next, changed)
     }

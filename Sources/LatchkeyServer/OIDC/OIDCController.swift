@@ -28,6 +28,13 @@ struct OIDCController: Sendable {
         var loginHint: String?
     }
 
+    /// `POST /api/oidc/device`: the app a user code is for and what it asks; after a decision, the decision.
+    struct DeviceReply: APIResponseBody {
+        var client: AuthorizationReply.Client
+        var scopes: [String]
+        var approved: Bool?
+    }
+
     struct LogoutReply: APIResponseBody {
         var redirect: String?
         var confirm: Bool?
@@ -47,6 +54,10 @@ struct OIDCController: Sendable {
         root.get("authorize") { request, context in try await authorizePage(request) }
         root.post("authorize") { request, context in try await authorizeByPost(request) }
         root.get("end-session") { request, context in try await endSessionPage(request) }
+        root.get("device") { request, _ in
+            _ = try enabled()
+            return try pageResponse(request)
+        }
         // The machine endpoints, which single-page apps call from their own origins (CORS: OIDCCrossOrigin).
         let crossOrigin = provider.map { OIDCCrossOrigin(facts: $0.tokens.clientFacts) }
         let machine = RouteCollection(context: Context.self).add(middleware: OIDCCrossOrigin.Middleware<Context>(crossOrigin: crossOrigin))
@@ -54,6 +65,7 @@ struct OIDCController: Sendable {
         machine.get("oidc/userinfo") { request, _ in try await userInfo(request, form: nil) }
         machine.post("oidc/userinfo") { request, _ in try await userInfo(request, form: try await Self.form(request, optional: true)) }
         machine.post("oidc/revoke") { request, context in try await revoke(request, context: context) }
+        machine.post("oidc/device") { request, context in try await deviceAuthorization(request, context: context) }
         for (path, methods) in [("oidc/token", "POST"), ("oidc/userinfo", "GET, POST"), ("oidc/revoke", "POST")] {
             machine.on(RouterPath(stringLiteral: path), method: .options) { request, _ in
                 guard let crossOrigin else { throw TokenController.notEnabled("OpenID Connect sign-ins") }
@@ -65,6 +77,7 @@ struct OIDCController: Sendable {
         group.post("oidc/authorization") { request, context in try await decide(request, context: context, consenting: false) }
         group.post("oidc/consent") { request, context in try await decide(request, context: context, consenting: true) }
         group.post("oidc/logout") { request, context in try await logout(request, context: context) }
+        group.post("oidc/device") { request, context in try await deviceDecision(request, context: context) }
         api.addRoutes(group)
     }
 
@@ -152,6 +165,42 @@ struct OIDCController: Sendable {
         }
     }
 
+    // MARK: The device flow (RFC 8628)
+
+    /// `POST /oidc/device`: the device authorization endpoint.
+    private func deviceAuthorization(_ request: Request, context: some RequestContext) async throws -> Response {
+        let provider = try enabled()
+        let parameters: OAuthParameters
+        switch try await Self.oauthForm(request) {
+        case .success(let read): parameters = read
+        case .failure(let error): return error.response
+        }
+        let origin = AuditOrigin(request, context: context, actor: "client", trustForwardedFor: configuration.trustForwardedFor)
+        switch try await OIDCDeviceFlow(provider: provider).authorize(parameters, authorization: request.headers[.authorization], origin: origin) {
+        case .success(let answer): return Self.json(answer.json, cache: "no-store")
+        case .failure(let error): return error.response
+        }
+    }
+
+    /// `POST /api/oidc/device`: for the signed-in person on the verification page, what `userCode` is for
+    /// (the app's name, the scopes), or — with `allow` — their answer.
+    private func deviceDecision(_ request: Request, context: some LatchkeyRequestContext) async throws -> DeviceReply {
+        let provider = try enabled()
+        let body = try await RequestBody.decode(OIDCDeviceBody.self, from: request)
+        guard let caller = context.optionalCaller(), let session = try await sessions.details(for: caller.token) else {
+            throw APIError.notAuthenticated
+        }
+        let flow = OIDCDeviceFlow(provider: provider)
+        let (record, client) = try await flow.pending(userCode: body.userCode)
+        var reply = DeviceReply(client: .init(id: client.id, name: client.name), scopes: record.scopes)
+        if let allow = body.allow {
+            let origin = AuditOrigin(request, context: context, actor: "person", trustForwardedFor: configuration.trustForwardedFor)
+            try await flow.decide(userCode: body.userCode, allow: allow, session: session, origin: origin)
+            reply.approved = allow
+        }
+        return reply
+    }
+
     // MARK: UserInfo (Core §5.3)
 
     private func userInfo(_ request: Request, form: OAuthParameters?) async throws -> Response {
@@ -187,14 +236,25 @@ struct OIDCController: Sendable {
         case .failure(let error): return error.response
         }
         let client: OIDCClientRecord
-        switch try await OIDCClientAuthentication.client(authorization: request.headers[.authorization], parameters: parameters, store: provider.store) {
+        switch try await OIDCClientAuthentication.client(authorization: request.headers[.authorization], parameters: parameters, provider: provider) {
         case .success(let found): client = found
         case .failure(let error): return error.response
         }
         guard let token = parameters["token"] else { return OAuthError(.invalidRequest, "token is missing.").response }
         var grant: OIDCGrantRecord?
         if token.utf8.count <= 4096, token.contains(".") {
-            grant = try await provider.tokens.introspect(token)?.grant
+            let found = try await provider.tokens.introspect(token)
+            grant = found?.grant
+            // A client-credentials token: revoking it ends every such token of its client (they have no
+            // row each; the client asks for a new one).
+            if let owner = found?.client {
+                guard owner.id == client.id else {
+                    return OAuthError(.unauthorizedClient, "This token was not issued to this client.").response
+                }
+                let origin = AuditOrigin(request, context: context, actor: "client", trustForwardedFor: configuration.trustForwardedFor)
+                try await provider.revokeClientCredentials(of: owner, origin: origin)
+                return Response(status: .ok, headers: [.cacheControl: "no-store"])
+            }
         } else if token.utf8.count <= 128 {
             grant = try await provider.store.oidcGrant(refreshHash: SecretDigest.of(token))
         }

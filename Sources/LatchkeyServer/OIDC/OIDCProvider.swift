@@ -132,6 +132,15 @@ struct OIDCProvider: Sendable {
         ])
     }
 
+    /// A client revoked one of its client-credentials tokens (RFC 7009): all of them end (a new
+    /// generation), audited without an account.
+    func revokeClientCredentials(of client: OIDCClientRecord, origin: AuditOrigin) async throws {
+        let date = now()
+        var detail = OIDCTokenEndpoint.detail(client)
+        detail.members.append(("grantType", .text(OIDCGrantType.clientCredentials)))
+        try await store.revokeOIDCClientCredentials(client, event: origin.event(.oidcGrantRevoked, at: date, account: nil, detail: detail))
+    }
+
     /// RP-initiated logout: the person's session ends (and with it the grants it gave), audited with the
     /// client that asked, when one did.
     func endSession(token: String, accountId: String, client: OIDCClientRecord?, origin: AuditOrigin) async throws {

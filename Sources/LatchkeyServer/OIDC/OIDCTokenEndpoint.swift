@@ -18,7 +18,8 @@ struct OIDCTokenEndpoint: Sendable {
     struct Tokens: Sendable, Equatable {
         let accessToken: String
         let expiresIn: Int
-        let idToken: String
+        /// Nil for a client-credentials token: no person, no id_token (RFC 6749 §4.4.3).
+        let idToken: String?
         let refreshToken: String?
         let scope: String
 
@@ -28,7 +29,7 @@ struct OIDCTokenEndpoint: Sendable {
                 object.member("access_token", accessToken)
                 object.member("token_type", "Bearer")
                 object.member("expires_in", expiresIn)
-                object.member("id_token", idToken)
+                if let idToken { object.member("id_token", idToken) }
                 if let refreshToken { object.member("refresh_token", refreshToken) }
                 object.member("scope", scope)
             }
@@ -38,16 +39,55 @@ struct OIDCTokenEndpoint: Sendable {
 
     func exchange(_ parameters: OAuthParameters, authorization: String?, origin: AuditOrigin) async throws -> Result<Tokens, OAuthError> {
         let client: OIDCClientRecord
-        switch try await OIDCClientAuthentication.client(authorization: authorization, parameters: parameters, store: store) {
+        switch try await OIDCClientAuthentication.client(authorization: authorization, parameters: parameters, provider: provider) {
         case .success(let found): client = found
         case .failure(let error): return .failure(error)
         }
         switch parameters["grant_type"] {
-        case "authorization_code": return try await redeem(parameters, client: client, origin: origin)
-        case "refresh_token": return try await refresh(parameters, client: client, origin: origin)
+        case OIDCGrantType.authorizationCode?:
+            guard client.allows(OIDCGrantType.authorizationCode) else { return .failure(Self.notAllowed(OIDCGrantType.authorizationCode)) }
+            return try await redeem(parameters, client: client, origin: origin)
+        case OIDCGrantType.refreshToken?: return try await refresh(parameters, client: client, origin: origin)
+        case OIDCGrantType.clientCredentials?: return try await credentials(parameters, client: client, origin: origin)
+        case OIDCGrantType.deviceCode?:
+            guard client.allows(OIDCGrantType.deviceCode) else { return .failure(Self.notAllowed("device_code")) }
+            return try await device(parameters, client: client, origin: origin)
         case nil: return .failure(OAuthError(.invalidRequest, "grant_type is missing."))
-        default: return .failure(OAuthError(.unsupportedGrantType, "Only authorization_code and refresh_token are supported."))
+        default:
+            return .failure(OAuthError(.unsupportedGrantType, "Only \(OIDCGrantType.supported.joined(separator: ", ")) are supported."))
         }
+    }
+
+    /// RFC 6749 §5.2: a grant type this client was not allowed.
+    static func notAllowed(_ grantType: String) -> OAuthError {
+        OAuthError(.unauthorizedClient, "This client may not use \(grantType); an operator allows it (latchkey admin clients update … --grant).")
+    }
+
+    /// The client-credentials grant (RFC 6749 §4.4): a confidential client an operator allowed it,
+    /// authenticated above, gets an access token for itself — `sub` is the client — carrying the API
+    /// scopes it asks for among those the operator defined (all of them when it asks for none, §3.3).
+    /// No id_token and no refresh token (§4.4.3): it can ask again. Audited without an account.
+    private func credentials(_ parameters: OAuthParameters, client: OIDCClientRecord, origin: AuditOrigin) async throws -> Result<Tokens, OAuthError> {
+        guard !client.isPublic else {
+            return .failure(OAuthError(.unauthorizedClient, "A public client cannot use client_credentials: it has nothing to prove itself with."))
+        }
+        guard client.allows(OIDCGrantType.clientCredentials), !client.credentialsGeneration.isEmpty else {
+            return .failure(Self.notAllowed(OIDCGrantType.clientCredentials))
+        }
+        var scopes = client.apiScopes
+        if let asked = parameters["scope"] {
+            let names = Set(asked.split(separator: " ").map(String.init))
+            guard names.isSubset(of: Set(client.apiScopes)) else {
+                return .failure(OAuthError(.invalidScope, "This client may ask only for its API scopes: \(client.apiScopes.joined(separator: " "))."))
+            }
+            scopes = client.apiScopes.filter(names.contains)
+        }
+        let (accessToken, expiresIn) = try await provider.tokens.issue(forClient: client, scopes: scopes)
+        let date = now()
+        var detail = Self.detail(client)
+        detail.members.append(("scope", .text(scopes.joined(separator: " "))))
+        try await store.recordClientCredentialsIssued(event: origin.event(.oidcClientCredentialsIssued, at: date, account: nil, detail: detail))
+        return .success(Tokens(accessToken: accessToken, expiresIn: expiresIn, idToken: nil, refreshToken: nil, scope: scopes.joined(separator: " ")))
     }
 
     private func redeem(_ parameters: OAuthParameters, client: OIDCClientRecord, origin: AuditOrigin) async throws -> Result<Tokens, OAuthError> {
@@ -118,6 +158,31 @@ struct OIDCTokenEndpoint: Sendable {
             // the whole one (RFC 6749 §6: the refresh token's scope stays that of the one it replaces).
             let issued = asking.map { asked in grant.narrowed(to: asked) } ?? grant
             return .success(try await tokens(for: issued, client: client, refresh: next, withNonce: false))
+        }
+    }
+
+    /// A poll for a device authorization (RFC 8628 §3.4–3.5): pending, too soon (`slow_down`, the interval
+    /// widened), expired, refused by the person, or — once — the tokens. A poll of another client's device
+    /// code changes nothing.
+    private func device(_ parameters: OAuthParameters, client: OIDCClientRecord, origin: AuditOrigin) async throws -> Result<Tokens, OAuthError> {
+        guard let code = parameters["device_code"], code.utf8.count <= 128 else { return .failure(OAuthError(.invalidRequest, "device_code is missing.")) }
+        let date = now()
+        let refresh = Base64URL.encode(RandomBytes.make(32))
+        let settings = provider.settings
+        var detail = Self.detail(client)
+        detail.members.append(("grantType", .text(OIDCGrantType.deviceCode)))
+        let outcome = try await store.pollOIDCDeviceCode(
+            deviceHash: SecretDigest.of(code), clientId: client.id, at: date, refreshHash: SecretDigest.of(refresh),
+            expiry: { grant in date.addingTimeInterval(grant.isOffline ? settings.refreshLifetime : settings.accessTokenLifetime) },
+            events: { [detail] grant in [origin.event(.oidcCodeExchanged, at: date, account: grant.accountId, detail: detail)] })
+        switch outcome {
+        case .unknown: return .failure(OAuthError(.invalidGrant, "The device code is unknown, used, or was issued to another client."))
+        case .expired: return .failure(OAuthError(.expiredToken, "The device code has expired; start again."))
+        case .slowDown(let interval): return .failure(OAuthError(.slowDown, "Poll at most every \(interval) seconds."))
+        case .pending: return .failure(OAuthError(.authorizationPending, "The person has not answered yet."))
+        case .denied: return .failure(OAuthError(.accessDenied, "The person did not allow this device."))
+        case .issued(let grant):
+            return .success(try await tokens(for: grant, client: client, refresh: grant.isOffline ? refresh : nil, withNonce: false))
         }
     }
 

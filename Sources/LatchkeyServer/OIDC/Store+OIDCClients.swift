@@ -14,7 +14,8 @@ extension Store {
                 .text(OIDCClientRecord.stored(client.redirectURIs)), .text(OIDCClientRecord.stored(client.postLogoutURIs)),
                 .text(client.idTokenAlgorithm), .integer(client.firstParty), .text(OIDCClientRecord.stored(client.scopes)),
                 .text(OIDCClientRecord.stored(client.allowedGroups)), .milliseconds(client.createdAt), .milliseconds(client.updatedAt),
-                .text(client.createdBy)))
+                .text(client.createdBy), .text(OIDCClientRecord.stored(client.grantTypes)), .text(OIDCClientRecord.stored(client.apiScopes)),
+                .text(client.credentialsGeneration), .text(client.jwks)))
             guard inserted != nil else { return false }
             try await audit.append([event], on: db)
             return true
@@ -38,7 +39,8 @@ extension Store {
     /// client, else how many grants it revoked. A changed or dropped secret revokes every grant the
     /// client holds, as rotation does: a refresh token or a pending code issued to the confidential client
     /// must not be redeemed with the client id alone once it is public (review 4, S4-6). `event` is told
-    /// how many (nil when the secret stayed).
+    /// how many (nil when the secret stayed). The caller draws the client a new `credentialsGeneration` with a
+    /// changed secret (`AdminService.updateClient`), which ends its client-credentials tokens.
     func updateOIDCClient(
         _ client: OIDCClientRecord, secretChanged: Bool = false, event: @escaping @Sendable (_ grantsRevoked: Int?) -> AuditEvent
     ) async throws -> Int? {
@@ -47,11 +49,14 @@ extension Store {
                 SQL.updateOIDCClient, .text(client.id), .text(client.name), .text(OIDCClientRecord.stored(client.redirectURIs)),
                 .text(OIDCClientRecord.stored(client.postLogoutURIs)), .text(client.idTokenAlgorithm), .integer(client.firstParty),
                 .text(OIDCClientRecord.stored(client.scopes)), .text(OIDCClientRecord.stored(client.allowedGroups)),
-                .milliseconds(client.updatedAt)))
+                .milliseconds(client.updatedAt), .text(OIDCClientRecord.stored(client.grantTypes)),
+                .text(OIDCClientRecord.stored(client.apiScopes)), .text(client.credentialsGeneration), .text(client.jwks)))
             guard updated != nil else { return nil }
             var revoked: Int?
             if secretChanged {
-                try await db.run(StoreQuery(SQL.setOIDCClientSecret, .text(client.id), .blob(client.secretHash), .milliseconds(client.updatedAt)))
+                try await db.run(StoreQuery(
+                    SQL.setOIDCClientSecret, .text(client.id), .blob(client.secretHash), .milliseconds(client.updatedAt),
+                    .text(client.credentialsGeneration)))
                 revoked = try await db.changedRows(StoreQuery(SQL.revokeOIDCClientGrants, .text(client.id), .milliseconds(client.updatedAt)))
             }
             try await audit.append([event(revoked)], on: db)
@@ -67,13 +72,52 @@ extension Store {
         id: String, secretHash: [UInt8], at: Date, event: @escaping @Sendable (_ grantsRevoked: Int) -> AuditEvent
     ) async throws -> Int? {
         try await connections.transaction { db in
-            guard try await db.first(StoreQuery(SQL.setOIDCClientSecret, .text(id), .blob(secretHash), .milliseconds(at))) != nil else {
+            let generation = OIDCClientRules.generation()
+            guard try await db.first(StoreQuery(
+                SQL.setOIDCClientSecret, .text(id), .blob(secretHash), .milliseconds(at), .text(generation))) != nil
+            else {
                 return nil
             }
             let revoked = try await db.changedRows(StoreQuery(SQL.revokeOIDCClientGrants, .text(id), .milliseconds(at)))
             try await audit.append([event(revoked)], on: db)
             return revoked
         }
+    }
+
+    /// Ends every client-credentials token of `client` (RFC 7009 revocation of one of them: they hold no
+    /// row each) by drawing a new generation, with `event`; false when the generation had changed already.
+    @discardableResult
+    func revokeOIDCClientCredentials(_ client: OIDCClientRecord, event: AuditEvent) async throws -> Bool {
+        try await connections.transaction { db in
+            guard try await db.first(StoreQuery(
+                SQL.setOIDCClientGeneration, .text(client.id), .text(OIDCClientRules.generation()), .text(client.credentialsGeneration))) != nil
+            else { return false }
+            try await audit.append([event], on: db)
+            return true
+        }
+    }
+
+    /// Notes that client `clientId` used the assertion whose `jti` hashes to `jtiHash`, until `expiresAt`:
+    /// false when it was used before (a replay), or the client holds `liveLimit` unexpired ones.
+    func useOIDCClientAssertion(clientId: String, jtiHash: [UInt8], expiresAt: Date, at now: Date, liveLimit: Int) async throws -> Bool {
+        try await connections.withConnection { db in
+            try await db.first(StoreQuery(
+                SQL.insertOIDCClientAssertion, .text(clientId), .blob(jtiHash), .milliseconds(expiresAt), .milliseconds(now),
+                .integer(Int64(liveLimit)))) != nil
+        }
+    }
+
+    @discardableResult
+    func purgeOIDCClientAssertions(now: Date) async throws -> Int {
+        try await connections.withConnection { db in
+            try await db.changedRows(StoreQuery(SQL.purgeOIDCClientAssertions, .milliseconds(now)))
+        }
+    }
+
+    /// Records the client-credentials token just issued to a client (no account: the client is the
+    /// subject).
+    func recordClientCredentialsIssued(event: AuditEvent) async throws {
+        try await connections.transaction { db in try await audit.append([event], on: db) }
     }
 
     /// Removes a client with its consents, grants, codes and refresh tokens; false when there was none.

@@ -10,8 +10,8 @@ import Foundation
 /// the server keys still wrapped under the key file (a restore needs the same key file, exactly as with a
 /// backup), the admin keys, the console's administrators (`admin_roles`), recovery grants and invitations as hashes (with the invitations' uses), the OpenID Connect clients (secrets as hashes),
 /// consents, grants and refresh tokens; sessions and the audit trail only when asked for. Not in it:
-/// what lives minutes or an hour or a day (used challenges, authorization codes, device requests, the console's
-/// sessions and the first administrator's setup links, email confirmation
+/// what lives minutes or an hour or a day (used challenges, authorization codes, device requests, device authorizations
+/// (RFC 8628) and used client assertions, the console's sessions and the first administrator's setup links, email confirmation
 /// links and the mail log, rate-limit buckets, the webhook outbox, the housekeeping's claims), and the FIDO metadata (its BLOB is loaded again from the file).
 /// Nor derived data: the account search's trigram tables on SQLite (`AccountSearchIndex`), which the
 /// import rebuilds: their triggers note the accounts and passkeys it inserts, and it indexes them at the end.

@@ -14,7 +14,7 @@ import {
 import { hideInvitation, isInvitePage, setUpInvitation, showInvitation } from "./invitation.js";
 import { forwardAuth, isForwardAuthPage } from "./forward-auth.js";
 import { renderPasskeys } from "./passkey-list.js";
-import { authorize, endSession, isAuthorizePage, isEndSessionPage } from "./oidc.js";
+import { authorize, device, endSession, isAuthorizePage, isDevicePage, isEndSessionPage } from "./oidc.js";
 import { hideRecovery, isRecoveryPage, setUpRecovery, showRecovery, takeCodeFromAddress } from "./recovery.js";
 import { $, clearMessages, countCharacters, isUnavailable, modal, say, setUnavailable, warn, whileBusy } from "./ui.js";
 import {
@@ -615,7 +615,7 @@ async function start() {
   });
 
   browser = await capabilities();
-  if (isAuthorizePage() || isEndSessionPage()) {
+  if (isAuthorizePage() || isEndSessionPage() || isDevicePage()) {
     const hooks = {
       explain,
       showSignIn: (appName, next) => {
@@ -626,7 +626,7 @@ async function start() {
         $("welcome-title").focus();
       },
     };
-    if (isAuthorizePage()) await authorize(hooks); else await endSession(hooks);
+    if (isAuthorizePage()) await authorize(hooks); else if (isDevicePage()) await device(hooks); else await endSession(hooks);
     return;
   }
   if (isForwardAuthPage()) {

@@ -2,9 +2,12 @@
 // the server checked the app and where it wants the person back, and answered with this page. The page
 // asks the server what comes next (POST api/oidc/authorization: the session cookie goes along, which it
 // did not on the app's cross-site redirect): sign in first, say yes to the app once, or go back with a
-// code. /end-session signs the person out for an app the same way (POST api/oidc/logout).
+// code. /end-session signs the person out for an app the same way (POST api/oidc/logout). /device is the
+// device flow's verification page (RFC 8628): the person types the code a TV or a terminal shows (or finds
+// it filled in from the address), signs in, checks the app and the code, and allows it (POST api/oidc/device).
 // `document.body.dataset.oidc` says where the flow is: "asking", "login", "consent", "confirm",
-// "redirecting", "signed-out", "error" (the browser tests wait on it).
+// "redirecting", "signed-out", "error", and on /device "device-code", "device-consent", "device-done"
+// (the browser tests wait on it).
 
 import { api, ApiError } from "./api.js";
 import { scopeLabel } from "./scopes.js";
@@ -12,6 +15,7 @@ import { $, clearMessages, say, warn, whileBusy } from "./ui.js";
 
 export const isAuthorizePage = () => /\/authorize$/.test(location.pathname);
 export const isEndSessionPage = () => /\/end-session$/.test(location.pathname);
+export const isDevicePage = () => /\/device$/.test(location.pathname);
 
 const query = () => location.search.replace(/^\?/, "");
 const setState = (state) => { document.body.dataset.oidc = state; };
@@ -30,7 +34,7 @@ async function ask(path, body) {
 
 function showPanel(step) {
   $("oidc").hidden = false;
-  for (const name of ["consent", "confirm", "done", "problem"]) $(`oidc-${name}-step`).hidden = name !== step;
+  for (const name of ["consent", "confirm", "done", "problem", "device-code", "device"]) $(`oidc-${name}-step`).hidden = name !== step;
 }
 
 function fail(e, explain) {
@@ -125,4 +129,76 @@ export async function endSession(hooks) {
   $("oidc-stay").addEventListener("click", () => { location.assign("./"); });
   setState("asking");
   try { finish(await ask("api/oidc/logout", { query: query() })); } catch (e) { fail(e, hooks.explain); }
+}
+
+// ---- /device (RFC 8628 §3.3) ----
+// The code is asked for even when the address carries it (verification_uri_complete): the person confirms
+// it is the one their device shows, so that a link someone else sent cannot sign a stranger's device in
+// (RFC 8628 §5.4). Signing in comes after the code, so the app's name is shown to the signed-in person only.
+export async function device(hooks) {
+  $("oidc-title").textContent = "Sign in on a device";
+  let userCode = "";
+  const showCode = () => {
+    setState("device-code");
+    $("welcome").hidden = true;
+    showPanel("device-code");
+    $("oidc-device-code-title").focus();
+  };
+  const showApp = (reply) => {
+    setState("device-consent");
+    $("welcome").hidden = true;
+    $("oidc-context").hidden = true;
+    showPanel("device");
+    $("oidc-device-app").textContent = reply.client.name;
+    $("oidc-device-app-again").textContent = reply.client.name;
+    $("oidc-device-code").textContent = userCode.toUpperCase();
+    $("oidc-device-scopes").replaceChildren(...(reply.scopes ?? []).map((scope) => {
+      const item = document.createElement("li");
+      item.textContent = scopeLabel(scope, { detailed: true });
+      return item;
+    }));
+    $("oidc-device-title").focus();
+  };
+  const lookUp = async () => {
+    try {
+      showApp(await api("POST", "api/oidc/device", { userCode }));
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) {
+        hooks.showSignIn("your device", async () => {
+          setState("asking");
+          await lookUp();
+        });
+        setState("login");
+        return;
+      }
+      showCode();
+      warn(hooks.explain(e));
+    }
+  };
+  $("oidc-device-code-step").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearMessages();
+    userCode = $("oidc-user-code").value.trim();
+    if (!userCode) { warn("Type the code your device shows."); $("oidc-user-code").focus(); return; }
+    await whileBusy($("oidc-device-continue"), "Checking…", lookUp);
+  });
+  const answer = (allow) => async () => {
+    const button = $(allow ? "oidc-device-allow" : "oidc-device-deny");
+    await whileBusy(button, allow ? "Allowing…" : "Declining…", async () => {
+      clearMessages();
+      try {
+        const reply = await api("POST", "api/oidc/device", { userCode, allow });
+        setState("device-done");
+        showPanel("done");
+        $("oidc-done").textContent = reply.approved
+          ? `Done: your device is signing in to ${reply.client.name}. You can close this page.`
+          : "The device was not let in. You can close this page.";
+        say(reply.approved ? "Device allowed." : "Device refused.");
+      } catch (e) { warn(hooks.explain(e)); }
+    });
+  };
+  $("oidc-device-allow").addEventListener("click", answer(true));
+  $("oidc-device-deny").addEventListener("click", answer(false));
+  $("oidc-user-code").value = new URLSearchParams(location.search).get("user_code") ?? "";
+  showCode();
 }

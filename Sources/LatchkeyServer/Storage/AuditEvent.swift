@@ -74,6 +74,11 @@ struct AuditEvent: Sendable, Equatable {
         case oidcRefreshReused = "oidc.refresh_reused"
         /// The person, a client (RFC 7009) or an operator ended a client's access.
         case oidcGrantRevoked = "oidc.grant_revoked"
+        /// A client obtained a client-credentials token (no account; the detail has the scopes).
+        case oidcClientCredentialsIssued = "oidc.client_credentials_issued"
+        /// On the verification page (RFC 8628), the person let a device sign in to the client, or refused.
+        case oidcDeviceApproved = "oidc.device_approved"
+        case oidcDeviceDenied = "oidc.device_denied"
         /// RP-initiated logout ended the person's session.
         case oidcLogout = "oidc.logout"
         /// An operator registered, changed, gave a new secret to, or removed a client (no account).

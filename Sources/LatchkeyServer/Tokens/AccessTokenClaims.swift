@@ -14,9 +14,12 @@ struct AccessTokenClaims: JWTPayload, Equatable {
     let aud: AudienceClaim?
     let exp: ExpirationClaim
     let iat: IssuedAtClaim
-    let authTime: Int64
-    let amr: [String]
-    /// A session's hash prefix, or for the OpenID Connect provider's tokens the grant's id.
+    /// When a person signed in; nil for a client-credentials token, which no person is behind.
+    let authTime: Int64?
+    /// How; nil with `authTime`.
+    let amr: [String]?
+    /// A session's hash prefix, or for the OpenID Connect provider's tokens the grant's id (for a
+    /// client-credentials token, the client's `credentialsGeneration`).
     let sid: String
     let jti: IDClaim
     /// The OpenID Connect client the token was issued to (RFC 9068 §2.2); nil for `POST /api/token`'s.

@@ -32,12 +32,14 @@ actor AccessTokenIssuer {
         var oidcIssuer: String? = nil
     }
 
-    /// A verified token and what it stands for: a session (`POST /api/token`'s tokens) or an OpenID
-    /// Connect grant (the provider's, whose `client_id` claim names the client).
+    /// A verified token and what it stands for: a session (`POST /api/token`'s tokens), an OpenID
+    /// Connect grant (the provider's, whose `client_id` claim names the client), or, for a
+    /// client-credentials token, the client itself (no person: no `auth_time`).
     struct Introspection: Sendable {
         let claims: AccessTokenClaims
         let session: SessionDetails?
         let grant: OIDCGrantRecord?
+        var client: OIDCClientRecord? = nil
     }
 
     private struct Keys {
@@ -96,6 +98,17 @@ actor AccessTokenIssuer {
         guard let claims = try? await keys.collection.verify(token, as: AccessTokenClaims.self),
               claims.exp.value > date, claims.iat.value <= date.addingTimeInterval(60)
         else { return nil }
+        if let clientId = claims.clientId, claims.authTime == nil {
+            // A client-credentials token: active while the client exists, may still use the grant, has
+            // the generation the token names (a rotated secret draws a new one) and every scope it carries.
+            guard let oidcIssuer = settings.oidcIssuer, claims.iss.value == oidcIssuer, claims.aud?.value == [clientId],
+                  claims.sub.value == clientId, let client = try await store.oidcClient(id: clientId),
+                  client.allows(OIDCGrantType.clientCredentials), !client.isPublic, !client.credentialsGeneration.isEmpty,
+                  ConstantTime.equal(Array(client.credentialsGeneration.utf8), Array(claims.sid.utf8)),
+                  Set(OIDCClientRecord.list(claims.scope ?? "")).isSubset(of: Set(client.apiScopes))
+            else { return nil }
+            return Introspection(claims: claims, session: nil, grant: nil, client: client)
+        }
         if let clientId = claims.clientId {
             guard let oidcIssuer = settings.oidcIssuer, claims.iss.value == oidcIssuer, claims.aud?.value == [clientId],
                   let grant = try await store.liveOIDCGrant(id: claims.sid, at: date),
@@ -124,6 +137,21 @@ actor AccessTokenIssuer {
             iat: IssuedAtClaim(value: issued), authTime: Int64(grant.authTime.timeIntervalSince1970.rounded(.down)),
             amr: grant.amr, sid: grant.id, jti: IDClaim(value: Base64URL.encode(RandomBytes.make(16))),
             clientId: grant.clientId, scope: grant.scopes.joined(separator: " "))
+        let token = try await keys.collection.sign(claims, kid: JWKIdentifier(string: Self.kid(keys.period)))
+        return (token, Int(settings.ttl))
+    }
+
+    /// A client-credentials token (RFC 6749 §4.4): the client is its subject and audience, its `sid`
+    /// the client's current generation, its scopes `scopes` (API scopes the operator gave the client);
+    /// no `auth_time` or `amr`, as no person signed in.
+    func issue(forClient client: OIDCClientRecord, scopes: [String]) async throws -> (token: String, expiresIn: Int) {
+        let issued = Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
+        let keys = try await current(at: issued)
+        let claims = AccessTokenClaims(
+            iss: IssuerClaim(value: settings.oidcIssuer ?? settings.issuer), sub: SubjectClaim(value: client.id),
+            aud: AudienceClaim(value: [client.id]), exp: ExpirationClaim(value: issued + settings.ttl),
+            iat: IssuedAtClaim(value: issued), authTime: nil, amr: nil, sid: client.credentialsGeneration,
+            jti: IDClaim(value: Base64URL.encode(RandomBytes.make(16))), clientId: client.id, scope: scopes.joined(separator: " "))
         let token = try await keys.collection.sign(claims, kid: JWKIdentifier(string: Self.kid(keys.period)))
         return (token, Int(settings.ttl))
     }

@@ -148,6 +148,19 @@ struct OIDCTestFlow: Sendable {
         return try await token(parameters, client: client)
     }
 
+    /// `POST /oidc/revoke` (RFC 7009) of `token`, authenticated as `client` is at the token endpoint.
+    func revoke(_ token: String, client: Client) async throws -> APIClient.Reply {
+        var parameters = [("token", token)]
+        var headers = HTTPFields()
+        if let secret = client.secret {
+            headers[.authorization] = "Basic " + Data((Self.encode(client.id) + ":" + Self.encode(secret)).utf8).base64EncodedString()
+        } else {
+            parameters.append(("client_id", client.id))
+        }
+        return try await api.send(
+            .post, "/oidc/revoke", body: Data(Self.form(parameters).utf8), headers: headers, contentType: "application/x-www-form-urlencoded")
+    }
+
     /// `GET /oidc/userinfo` with the access token as a bearer token.
     func userInfo(_ accessToken: String) async throws -> APIClient.Reply {
         try await api.send(.get, "/oidc/userinfo", token: accessToken)
