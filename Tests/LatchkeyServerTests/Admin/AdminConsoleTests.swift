@@ -157,7 +157,7 @@ struct AdminConsoleTests {
             #expect(renamed.status == .unauthorized, "\(renamed.text)")
             // The ordinary session on the admin API: as a bearer token, and as its cookie.
             #expect(try await api.send(.get, "/api/admin/accounts", token: admin.token).errorCode == "admin_key_invalid")
-            let sessionCookie = SessionCookie.name(secure: true)
+            let sessionCookie = SessionCookie.name(secure: true, domain: nil)
             let ordinary = try await api.send(.get, "/api/admin/accounts", headers: [.cookie: "\(sessionCookie)=\(admin.token)"])
             #expect(ordinary.errorCode == "admin_key_invalid", "\(ordinary.text)")
             #expect(try await api.send(.get, "/admin/api/session", headers: [.cookie: "\(sessionCookie)=\(admin.token)"]).status == .unauthorized)
