@@ -8,7 +8,8 @@ soft-webauthn (PyPI) is the authenticator: it does not do user verification, so 
 
 The cluster's own protections (security finding 10) are checked here too, on the same cluster: PostgreSQL
 refuses a connection without the cluster's password, the password is on no command line, and nginx's
-access log has paths without their query strings.
+access log has paths without their query strings. And forward authentication's stated bound holds across
+instances: a logout on one stops the session passing another's check within the cache's 5 s.
 """
 import concurrent.futures
 import os
@@ -34,7 +35,9 @@ from processes import free_port, healthy, start_latchkey, wait_until  # noqa: E4
 from schema import declared_versions  # noqa: E402
 from soft_webauthn_client import login, login_response, register, registration_response  # noqa: E402
 
-FLAGS = ["--user-verification", "preferred", "--rate-limit", "1000000", "--housekeeping-interval", "1", "--database-timeout", "2"]
+FLAGS = ["--user-verification", "preferred", "--rate-limit", "1000000", "--housekeeping-interval", "1", "--database-timeout", "2",
+         "--forward-auth-rule", "localhost signed-in"]
+FORWARD_AUTH_BOUND = 5  # --forward-auth-cache-ttl's default: how late another instance sees a session end
 
 
 @pytest.fixture(scope="module")
@@ -60,6 +63,33 @@ def signed_up(endpoint, name="Ada"):
     status, body = register(endpoint, device, name)
     assert status == 201, body
     return device, body["token"]
+
+
+def forward_auth_status(endpoint, token):
+    """The forward-auth check as Caddy asks it (X-Forwarded-*), with the browser's session cookie; its status
+    and the Remote-User it names."""
+    status, _, headers = endpoint.raw("GET", "/api/forward-auth", body=None, headers={
+        "Cookie": f"latchkey_session={token}", "X-Forwarded-Proto": "http", "X-Forwarded-Host": "localhost",
+        "X-Forwarded-Uri": "/app"})
+    return status, {name.lower(): value for name, value in headers.items()}.get("remote-user")
+
+
+def test_forward_auth_sees_a_logout_on_another_instance_within_its_bound(cluster):
+    """Each instance's forward-auth check keeps a session it found for --forward-auth-cache-ttl (5 s by default,
+    docs/forward-auth.md): a logout on A stops the person passing on A at once (A forgets it) and on B within
+    that bound (B reads the shared database again once its entry is older)."""
+    a, b, _ = instances(cluster)
+    _, token = signed_up(a, "Fran")
+    assert forward_auth_status(a, token)[0] == 200
+    status, user = forward_auth_status(b, token)
+    assert status == 200 and user, (status, user)  # B found the session in PostgreSQL, and keeps it now
+    assert a.call("POST", "/api/logout", token=token)[0] in (200, 204)
+    ended = time.monotonic()
+    assert forward_auth_status(a, token)[0] == 302, "A, where the logout happened, forgets the session at once"
+    while forward_auth_status(b, token)[0] == 200:
+        assert time.monotonic() - ended < FORWARD_AUTH_BOUND + 1.5, "B still passes the ended session past the bound"
+        time.sleep(0.1)
+    assert forward_auth_status(b, token)[0] == 302
 
 
 def test_a_ceremony_begun_on_one_instance_finishes_on_another_and_sessions_are_everywhere(cluster):
