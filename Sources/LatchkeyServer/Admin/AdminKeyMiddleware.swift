@@ -20,17 +20,20 @@ struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let caller: AdminCaller
-        if request.headers[.authorization] == nil, let console, let found = try await console.caller(of: request) {
+        if request.headers[.authorization] == nil, let console, console.token(of: request) != nil {
+            guard let found = try await console.caller(of: request) else {
+                return try Self.refusal(
+                    "The console session ended (or its account is no longer an administrator): sign in again at /admin.", request, context)
+            }
             caller = found
         } else {
             guard let header = request.headers[.authorization], header.utf8.count <= AdminKeySecret.maximumLength + 7,
                   header.lowercased().hasPrefix("bearer "),
                   let key = try await admin.authenticate(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
             else {
-                var refusal = try APIError(.adminKeyInvalid, "Present a live admin key as Authorization: Bearer lk_admin_… (latchkey admin keys create), or sign in to the console at /admin.")
-                    .response(from: request, context: context)
-                refusal.headers[.wwwAuthenticate] = "Bearer realm=\"latchkey-admin\""
-                return refusal
+                return try Self.refusal(
+                    "Present a live admin key as Authorization: Bearer lk_admin_… (latchkey admin keys create), or sign in to the console at /admin.",
+                    request, context)
             }
             caller = AdminCaller(actor: "admin:\(key.id)", scopes: AdminScopes([key.scope]), keyId: key.id)
         }
@@ -42,6 +45,13 @@ struct AdminKeyMiddleware<Context: RequestContext>: RouterMiddleware {
         return try await AdminCaller.$current.withValue(caller) {
             try await next(request, context)
         }
+    }
+
+    /// 401 `admin_key_invalid` with the Bearer challenge, whichever credential was missing or dead.
+    static func refusal(_ message: String, _ request: Request, _ context: Context) throws -> Response {
+        var refusal = try APIError(.adminKeyInvalid, message).response(from: request, context: context)
+        refusal.headers[.wwwAuthenticate] = "Bearer realm=\"latchkey-admin\""
+        return refusal
     }
 
     static func isReading(_ request: Request) -> Bool {

@@ -42,12 +42,9 @@ struct ConsoleController: Sendable {
 
     func register<Context: RequestContext>(on group: RouterGroup<Context>) {
         for (route, asset) in assets {
-            group.get(RouterPath(stringLiteral: route)) { request, _ in
-                var response = PageController.response(asset, request: request)
-                // The console's page is not kept anywhere on the way.
-                if asset.contentType.hasPrefix("text/html") { response.headers[.cacheControl] = "no-store" }
-                return response
-            }
+            // As the page's files: revalidated every time (no-cache, the ETag). The page holds no admin data;
+            // that comes from the admin API, whose answers are no-store.
+            group.get(RouterPath(stringLiteral: route)) { request, _ in PageController.response(asset, request: request) }
         }
         group.post("/admin/api/session/options") { request, _ in
             if console.token(of: request) != nil { try console.checkOrigin(request) }
