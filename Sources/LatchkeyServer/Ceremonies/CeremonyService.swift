@@ -95,7 +95,7 @@ struct CeremonyService: Sendable {
             user: UserEntityJSON(id: Base64URL.encode(userHandle), name: userName, displayName: displayName),
             challenge: Base64URL.encode(challenge),
             pubKeyCredParams: Self.offeredAlgorithms.map { CredentialParametersJSON(alg: $0.rawValue) },
-            timeout: Int(configuration.ceremonyTTL * 1000), excludeCredentials: exclude,
+            timeout: configuration.ceremonyTimeoutMilliseconds, excludeCredentials: exclude,
             authenticatorSelection: AuthenticatorSelectionJSON(
                 residentKey: "required", requireResidentKey: true, userVerification: configuration.userVerification.rawValue),
             hints: registrationHints, attestation: configuration.attestation.rawValue,
@@ -271,7 +271,7 @@ struct CeremonyService: Sendable {
         // those credentials (L3 §10.1.4), and the ids are the client's own, so listing them tells it nothing.
         let allowed = prf?.evalByCredential.map { $0.keys.sorted().map { CredentialDescriptorJSON(id: $0) } } ?? []
         return PublicKeyCredentialRequestOptionsJSON(
-            challenge: Base64URL.encode(challenge), timeout: Int(configuration.ceremonyTTL * 1000), rpId: configuration.rpId,
+            challenge: Base64URL.encode(challenge), timeout: configuration.ceremonyTimeoutMilliseconds, rpId: configuration.rpId,
             allowCredentials: allowed, userVerification: configuration.userVerification.rawValue, hints: loginHints,
             extensions: prf.map { ExtensionInputsJSON(prf: $0) })
     }
@@ -337,7 +337,7 @@ struct CeremonyService: Sendable {
     func consoleOptions() -> PublicKeyCredentialRequestOptionsJSON {
         let challenge = sealer.seal(PendingCeremony(kind: .console, accountId: nil, userHandle: nil, displayName: nil, expiresAt: now() + configuration.ceremonyTTL))
         return PublicKeyCredentialRequestOptionsJSON(
-            challenge: Base64URL.encode(challenge), timeout: Int(configuration.ceremonyTTL * 1000), rpId: configuration.rpId,
+            challenge: Base64URL.encode(challenge), timeout: configuration.ceremonyTimeoutMilliseconds, rpId: configuration.rpId,
             allowCredentials: [], userVerification: "required", hints: loginHints)
     }
 

@@ -51,6 +51,12 @@ public struct ServerConfiguration: Sendable {
     public var databaseTimeout: TimeInterval = 5
     public var sessionTTL: TimeInterval = 24 * 3600
     public var ceremonyTTL: TimeInterval = 5 * 60
+    /// The options' `timeout` in milliseconds: `ceremonyTTL`, which `validate()` keeps within an hour, read
+    /// without a trap for a configuration no one validated (at most that hour).
+    var ceremonyTimeoutMilliseconds: Int {
+        let milliseconds = (ceremonyTTL * 1000).rounded()
+        return milliseconds.isFinite ? Int(min(max(milliseconds, 0), Self.maximumCeremonyTTL * 1000)) : Int(Self.maximumCeremonyTTL * 1000)
+    }
     /// Passkeys one account may hold. Every account route, and Hanko's login without a credential id,
     /// does work in proportion to them: unbounded, one signed-in caller with 5 000 passkeys held the
     /// event loop for 90 ms a request (third review, findings 2 and 3). People have a handful; 100 is

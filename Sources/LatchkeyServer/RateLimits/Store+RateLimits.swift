@@ -18,9 +18,12 @@ extension Store {
             guard let row = try await db.first(StoreQuery(
                 SQL.takeRateTokens, .blob(client), .integer(Int64(perMinute)), .integer(Int64(max(wanted, 1)))))
             else { return (max(wanted, 1), 0) }
-            let granted = Int(try row.decode(column: "granted", as: Double.self))
+            // The statement keeps both within [0, perMinute]; read without a trap all the same (a NaN or an
+            // infinity would stop the process): a granted count out of range is none, a wait at most a minute.
+            let granted = Int(exactly: try row.decode(column: "granted", as: Double.self).rounded(.down)) ?? 0
             let tokens = try row.decode(column: "tokens", as: Double.self)
-            return (granted, max(1, Int(((1 - tokens) * 60 / Double(max(perMinute, 1))).rounded(.up))))
+            let wait = ((1 - tokens) * 60 / Double(max(perMinute, 1))).rounded(.up)
+            return (max(0, granted), wait.isFinite ? max(1, Int(min(wait, 60))) : 60)
         }
     }
 
