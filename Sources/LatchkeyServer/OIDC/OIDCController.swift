@@ -152,6 +152,19 @@ struct OIDCController: Sendable {
     // MARK: The token endpoint
 
     private func token(_ request: Request, context: some RequestContext) async throws -> Response {
+        try await machineEndpoint(request, context: context) { provider, parameters, origin in
+            try await OIDCTokenEndpoint(provider: provider).exchange(parameters, authorization: request.headers[.authorization], origin: origin)
+                .map(\.json)
+        }
+    }
+
+    /// A machine endpoint's one shape (the token endpoint, the device authorization endpoint): the provider on,
+    /// the form read behind its bounds, the client's audit origin, then `answer`'s JSON, never cached, or its
+    /// OAuth error in the protocol's own shape.
+    private func machineEndpoint(
+        _ request: Request, context: some RequestContext,
+        _ answer: (OIDCProvider, OAuthParameters, AuditOrigin) async throws -> Result<[UInt8], OAuthError>
+    ) async throws -> Response {
         let provider = try enabled()
         let parameters: OAuthParameters
         switch try await Self.oauthForm(request) {
@@ -159,8 +172,8 @@ struct OIDCController: Sendable {
         case .failure(let error): return error.response
         }
         let origin = AuditOrigin(request, context: context, actor: "client", trustForwardedFor: configuration.trustForwardedFor)
-        switch try await OIDCTokenEndpoint(provider: provider).exchange(parameters, authorization: request.headers[.authorization], origin: origin) {
-        case .success(let tokens): return Self.json(tokens.json, cache: "no-store")
+        switch try await answer(provider, parameters, origin) {
+        case .success(let json): return Self.json(json, cache: "no-store")
         case .failure(let error): return error.response
         }
     }
@@ -169,16 +182,9 @@ struct OIDCController: Sendable {
 
     /// `POST /oidc/device`: the device authorization endpoint.
     private func deviceAuthorization(_ request: Request, context: some RequestContext) async throws -> Response {
-        let provider = try enabled()
-        let parameters: OAuthParameters
-        switch try await Self.oauthForm(request) {
-        case .success(let read): parameters = read
-        case .failure(let error): return error.response
-        }
-        let origin = AuditOrigin(request, context: context, actor: "client", trustForwardedFor: configuration.trustForwardedFor)
-        switch try await OIDCDeviceFlow(provider: provider).authorize(parameters, authorization: request.headers[.authorization], origin: origin) {
-        case .success(let answer): return Self.json(answer.json, cache: "no-store")
-        case .failure(let error): return error.response
+        try await machineEndpoint(request, context: context) { provider, parameters, origin in
+            try await OIDCDeviceFlow(provider: provider).authorize(parameters, authorization: request.headers[.authorization], origin: origin)
+                .map(\.json)
         }
     }
 
