@@ -36,8 +36,10 @@ struct DeviceLogin {
               let userCode = started.json["user_code"] as? String, let uri = started.json["verification_uri"] as? String
         else { throw Self.refusal(started, what: "the device authorization") }
         let complete = started.json["verification_uri_complete"] as? String ?? uri
-        var interval = max(1, started.json["interval"] as? Int ?? 5)
-        let deadline = Date().addingTimeInterval(TimeInterval(started.json["expires_in"] as? Int ?? 600))
+        // Both come from the server: kept to what RFC 8628's servers use (seconds between polls, a code's life),
+        // so that `interval += 5` cannot overflow.
+        var interval = min(max(1, started.json["interval"] as? Int ?? 5), 300)
+        let deadline = Date().addingTimeInterval(TimeInterval(min(max(1, started.json["expires_in"] as? Int ?? 600), 86_400)))
         tell("To sign in, open \(complete) on your phone or computer,")
         tell("or go to \(uri) and type the code \(userCode).")
         tell("Waiting for you to allow it…")
@@ -90,7 +92,8 @@ struct DeviceLogin {
         } catch {
             throw ClientError.unreachable("\(server.absoluteString): \(error)")
         }
-        guard let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        // The server's bytes pass the strict parser's depth gate before Foundation's scanner sees them.
+        guard (try? JSONValue.validate(data)) != nil, let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw ClientError.invalidResponse("POST \(path) answered \(status) without JSON")
         }
         return Reply(status: status, json: json)
@@ -106,6 +109,7 @@ struct DeviceLogin {
     static func payload(of jwt: String) -> [String: Any]? {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let bytes = Base64URL.decode(String(parts[1])) else { return nil }
+        guard (try? JSONValue.validate(bytes)) != nil else { return nil }
         return (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
     }
 
