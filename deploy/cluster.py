@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """A Latchkey cluster on this machine: a private PostgreSQL, N `latchkey serve` instances sharing it, and
 nginx in front of them on one port — what `scripts/cluster` starts for a try-out, and what the
-cross-instance tests (Tests/Cluster) start for themselves. Standard library only; the processes
+cross-instance tests (Tests/System/Cluster) start for themselves. Standard library only; the processes
 themselves (free ports, the private PostgreSQL, `latchkey serve`, nginx) come from the test suites' shared
-Tests/Support/processes.py, so this needs the whole checkout (it runs the checkout's build too).
+Tests/System/Support/processes.py, so this needs the whole checkout (it runs the checkout's build too).
 
 Everything lives in one directory (the state file `cluster.json`, PostgreSQL's data, the logs, nginx's
 configuration), so `down` run from another process finds what `up` started.
@@ -32,7 +32,7 @@ import signal
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "Tests" / "Support"))
+sys.path.insert(0, str(ROOT / "Tests" / "System" / "Support"))
 from processes import Nginx, PrivatePostgres, free_port, healthy, latchkey_binary, reap, running, start_latchkey, wait_until  # noqa: E402
 
 NGINX_TEMPLATE = pathlib.Path(__file__).resolve().parent / "nginx" / "cluster.conf.template"

@@ -95,7 +95,7 @@ struct DocumentationTests {
         // swift build, swift package, swift test
         "--build-tests", "--product", "--static-swift-stdlib", "--scratch-path", "--target", "--warnings-as-errors", "--skip-build",
         // scripts/test, scripts/package, scripts/counts, scripts/cluster, scripts/bench-report, scripts/bench-admin-search
-        "--list", "--top", "--instances", "--million", "--postgres",
+        "--list", "--top", "--instances", "--million", "--postgres", "--build-only",
         // valgrind, sha256sum, pg_dump, curl, systemctl, systemd-analyze, basenc, Grafana's and Nextcloud's settings
         "--tool", "--dump-before", "--check", "--http2", "--file", "--format", "--now", "--signal", "--offline", "--base64url",
         "--clientid", "--clientsecret", "--discoveryuri", "--mapping-display-name", "--mapping-email", "--mapping-groups",

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// `latchkey migrate` on a copy of the committed schema-9 database (`Tests/Upgrade/fixtures`, made by the
+/// `latchkey migrate` on a copy of the committed schema-9 database (`Tests/System/Upgrade/fixtures`, made by the
 /// release before the operator's tools): the dry run lists what is missing with its SQL and leaves every
-/// byte as it was; without `--dry-run` it applies them once. `Tests/Upgrade` then serves and signs in on it.
+/// byte as it was; without `--dry-run` it applies them once. `Tests/System/Upgrade` then serves and signs in on it.
 @Suite("latchkey migrate")
 struct MigrateCommandTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -2,7 +2,7 @@ import Testing
 @testable import latchkey
 
 /// When the `OTEL_*` variables turn `latchkey serve`'s tracing on, and which values it refuses rather than
-/// let swift-otel stop the process (Tests/Tracing runs the real exporter).
+/// let swift-otel stop the process (Tests/System/Tracing runs the real exporter).
 @Suite("latchkey serve's tracing variables")
 struct TracingBootstrapTests {
     @Test("off without an exporter or an endpoint, whatever else is set")

@@ -134,7 +134,7 @@ package struct AdminConsole: Sendable {
                 let page = try await service.store.credentials(after: after, limit: 1000)
                 for credential in page {
                     var broken = policy.violations(of: credential)
-                    if metadata[credential.aaguid] == nil { metadata[credential.aaguid] = .some(try await service.store.metadataEntry(aaguid: credential.aaguid)) }
+                    if metadata[credential.aaguid] == nil { metadata[credential.aaguid] = .some(try await service.store.metadata.entry(aaguid: credential.aaguid)) }
                     if let record = metadata[credential.aaguid] ?? nil,
                        let refusal = MetadataRefusal.refusal(record, name: service.providers.provider(aaguid: credential.aaguid)?.name ?? record.description) {
                         broken.append(refusal)

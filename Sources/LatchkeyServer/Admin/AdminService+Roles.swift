@@ -20,18 +20,18 @@ extension AdminService {
         }
         let role = AdminRole(accountId: accountId, scopes: scopes, grantedAt: now(), grantedBy: origin.actor)
         let event = origin.event(.adminGranted, at: role.grantedAt, account: accountId, detail: ["scopes": .text(scopes.text)])
-        guard try await store.grantAdminRole(role, event: event) else { throw APIError.unknownAccount }
+        guard try await store.adminRoles.grant(role, event: event) else { throw APIError.unknownAccount }
         return AdminRoleJSON(role)
     }
 
     /// Takes the role away; its console sessions end at once.
     func revokeAdmin(accountId: String, origin: AuditOrigin) async throws {
-        guard try await store.revokeAdminRole(accountId: accountId, event: origin.event(.adminRevoked, at: now(), account: accountId)) else {
+        guard try await store.adminRoles.revoke(accountId: accountId, event: origin.event(.adminRevoked, at: now(), account: accountId)) else {
             throw APIError(.unknownAccount, "This account is not an administrator.")
         }
     }
 
     func admins() async throws -> [AdminRoleJSON] {
-        try await store.adminRoles().map(AdminRoleJSON.init)
+        try await store.adminRoles.all().map(AdminRoleJSON.init)
     }
 }

@@ -21,10 +21,10 @@ struct AdminSetupLink: Sendable {
 
     /// A new link's code when no administrator exists (its digest stored), nil otherwise.
     func make() async throws -> String? {
-        guard try await !store.hasAdmin() else { return nil }
+        guard try await !store.adminRoles.any() else { return nil }
         let code = Base64URL.encode(RandomBytes.make(32))
         let at = now()
-        try await store.insertSetupLink(secretHash: SecretDigest.of(code), at: at, expiresAt: at + Self.lifetime)
+        try await store.adminRoles.insertSetupLink(secretHash: SecretDigest.of(code), at: at, expiresAt: at + Self.lifetime)
         return code
     }
 
@@ -44,7 +44,7 @@ struct AdminSetupLink: Sendable {
         let event = origin.acting(as: "setup").event(.adminGranted, at: at, account: accountId, detail: [
             "scopes": .text(role.scopes.text), "setup": .flag(true),
         ])
-        guard try await store.useSetupLink(secretHash: SecretDigest.of(code), role: role, now: at, event: event) else { throw Self.refusal }
+        guard try await store.adminRoles.useSetupLink(secretHash: SecretDigest.of(code), role: role, now: at, event: event) else { throw Self.refusal }
     }
 
     static let refusal = APIError(

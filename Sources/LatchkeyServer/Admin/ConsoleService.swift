@@ -41,23 +41,23 @@ struct ConsoleService: Sendable {
         if let code = request.setupCode {
             try await setup.use(code: code, accountId: account.id, origin: origin)
         }
-        guard try await store.adminRole(accountId: account.id) != nil else {
+        guard try await store.adminRoles.role(accountId: account.id) != nil else {
             throw APIError(.notAdmin, "This passkey's account is not an administrator.")
         }
         let at = now()
         if let presented, ConsoleSession.isWellFormed(presented),
-           try await store.verifyConsoleSession(tokenHash: SecretDigest.of(presented), accountId: account.id, at: at),
-           let session = try await store.consoleSession(tokenHash: SecretDigest.of(presented), now: at) {
+           try await store.consoleSessions.verify(tokenHash: SecretDigest.of(presented), accountId: account.id, at: at),
+           let session = try await store.consoleSessions.session(tokenHash: SecretDigest.of(presented), now: at) {
             return (Self.json(session), nil)
         }
         let (token, hash) = ConsoleSession.generateToken()
-        try await store.insertConsoleSession(
+        try await store.consoleSessions.insert(
             tokenHash: hash, accountId: account.id, credentialId: credentialId, amr: ConsoleSession.passkeyAMR, at: at,
             expiresAt: at + ConsoleSession.lifetime,
             event: origin.acting(as: "admin:account:\(account.id)").event(
                 .consoleSignedIn, at: at, account: account.id, credential: credentialId,
                 detail: ["setup": .flag(request.setupCode != nil)]))
-        guard let session = try await store.consoleSession(tokenHash: hash, now: at) else { throw APIError.notAuthenticated }
+        guard let session = try await store.consoleSessions.session(tokenHash: hash, now: at) else { throw APIError.notAuthenticated }
         return (Self.json(session), token)
     }
 
@@ -66,7 +66,7 @@ struct ConsoleService: Sendable {
         guard let token = ConsoleCookie.token(in: request.headers[.cookie], secure: secureCookies), ConsoleSession.isWellFormed(token) else {
             return nil
         }
-        return try await store.consoleSession(tokenHash: SecretDigest.of(token), now: now())
+        return try await store.consoleSessions.session(tokenHash: SecretDigest.of(token), now: now())
     }
 
     /// The presented console token, if the request carries the cookie.
@@ -76,7 +76,7 @@ struct ConsoleService: Sendable {
 
     func signOut(_ request: Request) async throws {
         guard let token = token(of: request), ConsoleSession.isWellFormed(token) else { return }
-        try await store.deleteConsoleSession(tokenHash: SecretDigest.of(token))
+        try await store.consoleSessions.delete(tokenHash: SecretDigest.of(token))
     }
 
     /// The admin API's caller of a request carrying the console cookie; nil without a live session behind

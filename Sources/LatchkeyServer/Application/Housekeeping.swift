@@ -53,9 +53,9 @@ struct Housekeeping: Service {
             try await store.purgeRateLimits()
             try await store.purgeAuditEvents(before: now - auditRetention)
             // A device request lives 5 minutes and its restricted session 15 more.
-            try await store.purgeDeviceRequests(before: now - 20 * 60)
+            try await store.deviceRequests.purge(before: now - 20 * 60)
             // Email confirmation links once expired; the mail log once outside every limit's window.
-            try await store.purgeMail(tokensExpiredBefore: now, loggedBefore: now - 86400)
+            try await store.emails.purge(tokensExpiredBefore: now, loggedBefore: now - 86400)
             // OpenID Connect grants a day past their end, with their codes and refresh tokens.
             try await store.purgeOIDCGrants(now: now)
             // Device authorizations (RFC 8628) once expired.
@@ -65,7 +65,7 @@ struct Housekeeping: Service {
             // Sign-up links asked for by mail (--signup-domain) a day past their end, unused.
             try await store.invitations.purgeMailed(before: now - 86400)
             // The admin console's sessions and the first administrator's setup links once expired.
-            try await store.purgeConsole(now: now)
+            try await store.consoleSessions.purge(now: now)
             runs?.increment()
             logger.debug("housekeeping purged expired rows", metadata: ["instance": "\(instance)"])
         }

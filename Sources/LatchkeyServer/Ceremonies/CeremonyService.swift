@@ -149,7 +149,7 @@ struct CeremonyService: Sendable {
         // roots join the configured anchors, so a chain to them is verified, and one to anything else fails.
         var party = relyingParty
         var metadata: MetadataRecord?
-        if let aaguid = credential.claimedAAGUID { metadata = try await store.metadataEntry(aaguid: aaguid) }
+        if let aaguid = credential.claimedAAGUID { metadata = try await store.metadata.entry(aaguid: aaguid) }
         if let metadata { party.trustAnchors.add(derCertificates: metadata.rootCertificates, forAAGUID: metadata.aaguid) }
         let result: RegistrationResult
         let verifier = RegistrationVerifier(relyingParty: party)
@@ -295,7 +295,7 @@ struct CeremonyService: Sendable {
     /// also insists on user verification), and answers how it ended.
     func confirm(
         _ credential: AuthenticationResponseJSON, accountId: String,
-        write: (UsedChallenge, [UInt8], @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginVerdict) async throws -> Store.ApprovalOutcome
+        write: (UsedChallenge, [UInt8], @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginVerdict) async throws -> DeviceApprovalStore.ApprovalOutcome
     ) async throws {
         let (challenge, _) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind == .confirm, ceremony.accountId == accountId else {
@@ -352,7 +352,7 @@ struct CeremonyService: Sendable {
         }
         let used = UsedChallenge(digest: ChallengeSealer.digest(challenge), expiresAt: ceremony.expiresAt)
         let at = now()
-        let outcome = try await store.recordConsoleAssertion(challenge: used, credentialId: credentialId, at: at) { [relyingParty] record, account in
+        let outcome = try await store.consoleSessions.recordAssertion(challenge: used, credentialId: credentialId, at: at) { [relyingParty] record, account in
             if account.disabledAt != nil { return .accountDisabled }
             do throws(WebAuthnError) {
                 let stored = try StoredCredential(

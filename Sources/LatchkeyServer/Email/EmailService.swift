@@ -30,7 +30,7 @@ struct EmailService: Sendable {
     let logger: Logger
     let now: @Sendable () -> Date
 
-    static let limits = Store.MailLimits(perAddress: 3, perAccount: 5, window: 3600)
+    static let limits = EmailStore.MailLimits(perAddress: 3, perAccount: 5, window: 3600)
     /// How long a confirmation link works.
     static let tokenLifetime: TimeInterval = 24 * 3600
     /// How long a mailed recovery grant lives: the default of an operator's.
@@ -69,10 +69,10 @@ struct EmailService: Sendable {
         let caller = signedIn.account
         let token = Base64URL.encode(RandomBytes.make(32))
         let at = now()
-        let record = Store.NewEmailToken(
+        let record = EmailStore.NewEmailToken(
             hash: SecretDigest.of(token), accountId: caller.id, email: address, createdAt: at, expiresAt: at + Self.tokenLifetime)
         let event = origin.event(.accountUpdated, at: at, account: caller.id, detail: ["fields": .text("email")])
-        switch try await store.setEmail(record, limits: Self.limits, event: event) {
+        switch try await store.emails.set(record, limits: Self.limits, event: event) {
         case nil:
             throw APIError.notAuthenticated
         case .alreadyVerified:
@@ -94,7 +94,7 @@ struct EmailService: Sendable {
         try await requireRecentSignIn(signedIn)
         let caller = signedIn.account
         let at = now()
-        guard let email = try await store.verifyEmail(
+        guard let email = try await store.emails.verify(
             tokenHash: SecretDigest.of(token), accountId: caller.id, at: at, event: origin.event(.emailVerified, at: at, account: caller.id))
         else { throw APIError.unusableEmailLink }
         return AccountEmailJSON(email: email, verified: true, mail: mail != nil, recovery: recoveryByEmail)
@@ -103,7 +103,7 @@ struct EmailService: Sendable {
     /// Removes the address, if there is one (audited only then).
     func remove(caller: AccountRecord, origin: AuditOrigin) async throws {
         let at = now()
-        _ = try await store.removeEmail(accountId: caller.id, at: at, event: origin.event(
+        _ = try await store.emails.remove(accountId: caller.id, at: at, event: origin.event(
             .accountUpdated, at: at, account: caller.id, detail: ["fields": .text("email"), "removed": .flag(true)]))
     }
 
@@ -123,10 +123,10 @@ struct EmailService: Sendable {
     func sendRecovery(to address: EmailAddress, origin: AuditOrigin, mail: Mail) async {
         let byEmail = origin.acting(as: "email")
         do {
-            for account in try await store.accountsWithVerifiedEmail(address, limit: Self.accountsPerAddress) {
+            for account in try await store.emails.accountsWithVerified(address, limit: Self.accountsPerAddress) {
                 // To the address as the account has it (an operator's may be one this server cannot write to).
                 guard let stored = try? EmailAddress.parse(account.email).get(),
-                      try await store.admitMail(to: stored, accountId: account.id, purpose: "recovery", at: now(), limits: Self.limits)
+                      try await store.emails.admit(to: stored, accountId: account.id, purpose: "recovery", at: now(), limits: Self.limits)
                 else { continue }
                 let issued = try await recovery.issue(accountId: account.id, lifetime: Self.recoveryLifetime, origin: byEmail)
                 let texts = MailTexts.recovery(

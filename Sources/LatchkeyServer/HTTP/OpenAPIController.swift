@@ -10,7 +10,7 @@ import Hummingbird
 ///
 /// The document also keeps the router honest: registered after every other route, the controller compares
 /// the router's routes with the document's operations and refuses to start on any difference, so a route
-/// cannot be added, renamed or removed without the document following (Tests/OpenAPI then checks, with
+/// cannot be added, renamed or removed without the document following (Tests/System/OpenAPI then checks, with
 /// schemathesis, that what each route answers matches what the document says).
 struct OpenAPIController: Sendable {
     let yaml: PageController.Asset

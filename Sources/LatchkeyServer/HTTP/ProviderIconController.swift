@@ -42,7 +42,7 @@ struct ProviderIconController: Sendable {
         guard let aaguid, let bytes = PasskeyProviders.bytes(uuid: aaguid) else {
             throw APIError(.invalidAAGUID, "The AAGUID in the path must be a UUID such as ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4.")
         }
-        guard let record = try await store.metadataEntry(aaguid: bytes) else {
+        guard let record = try await store.metadata.entry(aaguid: bytes) else {
             throw APIError(.unknownProvider, "The FIDO metadata loaded here has no authenticator with this AAGUID.")
         }
         guard let icon = record.icon.flatMap(MetadataIcon.init(dataURL:)) else {

@@ -9,7 +9,7 @@ import LatchkeyTransport
 /// `mailLimits` per address (the mail log), `perRequester` live ones per client address or IPv6 /64,
 /// `liveLimit` in all, each purged a day after it expired unused (`Housekeeping`).
 extension InvitationService {
-    static let mailLimits = Store.MailLimits(perAddress: 3, perAccount: 3, window: 3600)
+    static let mailLimits = EmailStore.MailLimits(perAddress: 3, perAccount: 3, window: 3600)
     static let mailedLifetime: TimeInterval = 3600
     static let perRequester = 5
     static let liveLimit = 10_000

@@ -65,11 +65,11 @@ struct InvitationStore: Sendable {
     /// `perRequester` live ones or everyone together `liveLimit`: an anonymous caller's rows are bounded in
     /// number, and `purgeMailed` bounds them in life. A taken id throws `IdTaken`.
     func insertMailed(
-        _ invitation: InvitationRecord, to address: EmailAddress, limits: Store.MailLimits, perRequester: Int, liveLimit: Int, event: AuditEvent
+        _ invitation: InvitationRecord, to address: EmailAddress, limits: EmailStore.MailLimits, perRequester: Int, liveLimit: Int, event: AuditEvent
     ) async throws -> MailedOutcome {
         try await connections.transaction { db in
             let at = invitation.createdAt
-            let hash = Store.addressHash(address)
+            let hash = EmailStore.addressHash(address)
             let sent = try await db.first(StoreQuery(SQL.mailSentToAddress, .blob(hash), .milliseconds(at - limits.window)))?
                 .decode(column: "sent", as: Int.self) ?? 0
             guard sent < limits.perAddress else { return .addressLimited }

@@ -15,7 +15,7 @@ enum MetadataLoader {
     /// What a load did, and the BLOB it read.
     struct Outcome: Sendable {
         let blob: MetadataBLOB
-        let result: Store.MetadataLoad
+        let result: MetadataStore.MetadataLoad
 
         /// One sentence for the operator.
         var sentence: String {
@@ -71,7 +71,7 @@ enum MetadataLoader {
         } catch {
             throw Refused(description: "\(file): \(error.description)")
         }
-        let result = try await store.loadMetadata(blob, at: now) { previous in
+        let result = try await store.metadata.load(blob, at: now) { previous in
             var detail: AuditDetail = [
                 "serial": .number(blob.number), "nextUpdate": .text(blob.nextUpdate), "entries": .number(blob.entries.count),
             ]

@@ -11,7 +11,7 @@ extension PasskeyProviders {
         for aaguid in Set(aaguids) where aaguid.contains(where: { $0 != 0 }) {
             let own = provider(aaguid: aaguid)
             if let own, own.iconLight != nil || own.iconDark != nil { continue }
-            guard let record = try await store.metadataEntry(aaguid: aaguid) else { continue }
+            guard let record = try await store.metadata.entry(aaguid: aaguid) else { continue }
             let icon = record.icon.flatMap(MetadataIcon.init(dataURL:))
             if let own {
                 if let icon { found[aaguid] = PasskeyProvider(name: own.name, iconLight: nil, iconDark: nil, metadataIcon: icon) }

@@ -33,7 +33,7 @@ package enum MetadataConsole {
                 guard let bytes = PasskeyProviders.bytes(uuid: aaguid) else {
                     throw ServerConfiguration.Invalid(description: "--aaguid must be a UUID such as cb69481e-8ff7-4039-93ec-0a2729a154a8, not \(aaguid)")
                 }
-                guard let entry = try await store.metadataEntry(aaguid: bytes) else {
+                guard let entry = try await store.metadata.entry(aaguid: bytes) else {
                     throw Refusal(description: "The stored metadata has no authenticator model with the AAGUID \(aaguid.lowercased()).")
                 }
                 return json ? try text(EntryJSON(entry)) : [
@@ -44,7 +44,7 @@ package enum MetadataConsole {
                     "Compromised:  \(entry.status?.isCompromised == true ? "yes: new passkeys of this model are refused" : "no")",
                 ].joined(separator: "\n")
             }
-            guard let blob = try await store.metadataBLOB() else {
+            guard let blob = try await store.metadata.blob() else {
                 return json ? "{\"loaded\":false}" : "No FIDO metadata is loaded (latchkey mds load FILE, or latchkey serve --mds-blob FILE)."
             }
             let outOfDate = MetadataBLOB.isPast(nextUpdate: blob.nextUpdate, at: now)

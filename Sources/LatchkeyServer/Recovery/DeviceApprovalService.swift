@@ -49,12 +49,12 @@ struct DeviceApprovalService: Sendable {
         for _ in 0..<5 {
             let code = Self.code()
             let secret = Base64URL.encode(RandomBytes.make(32))
-            let record = Store.DeviceRequestRecord(
+            let record = DeviceRequestRecord(
                 id: UUID().uuidString.lowercased(), codeHash: SecretDigest.of(Self.normalized(code) ?? code), secretHash: SecretDigest.of(secret),
                 createdAt: at, expiresAt: at + Self.lifetime, userAgent: origin.userAgent, clientAddress: origin.clientAddress,
                 forUsername: forUsername)
             let requester = origin.clientAddress.flatMap { RateLimitClient(text: $0)?.requesterKey } ?? "unknown"
-            if try await store.insertDeviceRequest(record, requester: requester, perRequester: Self.perRequester, liveLimit: Self.liveLimit) {
+            if try await store.deviceRequests.insert(record, requester: requester, perRequester: Self.perRequester, liveLimit: Self.liveLimit) {
                 return DeviceRequestCreatedJSON(id: record.id, code: code, secret: secret, expiresAt: record.expiresAt, pollInterval: 2)
             }
             // Either the live limit is reached or the code is taken by a live request: a fresh code tells which.
@@ -64,7 +64,7 @@ struct DeviceApprovalService: Sendable {
 
     /// The request's state for the device holding its secret; an approved request's session, once.
     func poll(id: String, secret: String) async throws -> DeviceRequestStatusJSON {
-        guard let request = try await store.deviceRequest(id: id), ConstantTime.equal(SecretDigest.of(secret), request.secretHash) else {
+        guard let request = try await store.deviceRequests.request(id: id), ConstantTime.equal(SecretDigest.of(secret), request.secretHash) else {
             throw APIError(.unknownDeviceRequest, "There is no sign-in request with this id and secret.")
         }
         let at = now()
@@ -76,7 +76,7 @@ struct DeviceApprovalService: Sendable {
         let session = NewSession(
             tokenHash: token.hash, accountId: request.accountId ?? "", credentialId: nil, createdAt: at,
             expiresAt: at + RecoveryService.sessionLifetime, userVerified: false)
-        guard let accountId = try await store.issueDeviceSession(id: id, session: session),
+        guard let accountId = try await store.deviceRequests.issueSession(id: id, session: session),
               let account = try await store.account(id: accountId)
         else { return DeviceRequestStatusJSON(status: request.sessionIssuedAt != nil ? "used" : "expired") }
         // The new device shows whose account let it in — the username and the id's start, which the
@@ -90,7 +90,7 @@ struct DeviceApprovalService: Sendable {
     // MARK: The signed-in device
 
     func find(code: String, caller: AccountRecord) async throws -> DeviceRequestJSON {
-        guard let normalized = Self.normalized(code), let request = try await store.liveDeviceRequest(codeHash: SecretDigest.of(normalized), now: now())
+        guard let normalized = Self.normalized(code), let request = try await store.deviceRequests.live(codeHash: SecretDigest.of(normalized), now: now())
         else { throw APIError.unknownDeviceRequest }
         try await checkOwner(of: request, caller: caller)
         return DeviceRequestJSON(request)
@@ -98,7 +98,7 @@ struct DeviceApprovalService: Sendable {
 
     /// A request that names an account is that account's alone: any other gets the answer for no request
     /// at all (review 4, S4-12).
-    private func checkOwner(of request: Store.DeviceRequestRecord, caller: AccountRecord) async throws {
+    private func checkOwner(of request: DeviceRequestRecord, caller: AccountRecord) async throws {
         guard let wanted = request.forUsername else { return }
         guard try await store.accountProfile(id: caller.id)?.username == wanted else { throw APIError.unknownDeviceRequest }
     }
@@ -110,10 +110,10 @@ struct DeviceApprovalService: Sendable {
     }
 
     func approve(id: String, credential: AuthenticationResponseJSON, caller: AccountRecord, origin: AuditOrigin) async throws {
-        guard let request = try await store.deviceRequest(id: id) else { throw APIError.unknownDeviceRequest }
+        guard let request = try await store.deviceRequests.request(id: id) else { throw APIError.unknownDeviceRequest }
         try await checkOwner(of: request, caller: caller)
         try await ceremonies.confirm(credential, accountId: caller.id) { challenge, credentialId, decide in
-            let outcome = try await store.approveDeviceRequest(
+            let outcome = try await store.deviceRequests.approve(
                 id: id, accountId: caller.id, challenge: challenge, credentialId: credentialId, at: now(),
                 event: origin.event(.deviceApproved, at: now(), account: caller.id, credential: credentialId, detail: [
                     "requestId": .text(id), "device": .text(UserAgentSummary.describe(request.userAgent) ?? "unknown"),
@@ -126,9 +126,9 @@ struct DeviceApprovalService: Sendable {
     }
 
     func deny(id: String, caller: AccountRecord, origin: AuditOrigin) async throws {
-        guard let request = try await store.deviceRequest(id: id) else { throw APIError.unknownDeviceRequest }
+        guard let request = try await store.deviceRequests.request(id: id) else { throw APIError.unknownDeviceRequest }
         try await checkOwner(of: request, caller: caller)
-        guard try await store.denyDeviceRequest(id: id, at: now(), event: origin.event(
+        guard try await store.deviceRequests.deny(id: id, at: now(), event: origin.event(
             .deviceDenied, at: now(), account: caller.id, detail: ["requestId": .text(id)]))
         else { throw APIError.unknownDeviceRequest }
     }

@@ -38,7 +38,7 @@ struct DeviceRequestJSON: NullKeepingBody {
     let createdAt: Date
     let expiresAt: Date
 
-    init(_ request: Store.DeviceRequestRecord) {
+    init(_ request: DeviceRequestRecord) {
         id = request.id
         device = UserAgentSummary.describe(request.userAgent)
         userAgent = request.userAgent

@@ -37,7 +37,7 @@ struct RecoveryService: Sendable {
                 id: code.id, secretHash: code.secretHash, accountId: account.id, purpose: "add_passkey", issuedAt: issuedAt,
                 expiresAt: issuedAt + lifetime, issuedBy: origin.actor)
             do {
-                _ = try await store.issueRecoveryGrant(grant) { revoked in
+                _ = try await store.recovery.issue(grant) { revoked in
                     var detail: AuditDetail = ["grantId": .text(grant.id), "expiresIn": .number(Int(lifetime)), "replaced": .number(revoked)]
                     // A grant mailed on request (`EmailService`) says so, so that the person's history does not
                     // name the operator for it.
@@ -59,12 +59,12 @@ struct RecoveryService: Sendable {
 
     func grants(accountId: String?) async throws -> [RecoveryGrantJSON] {
         let at = now()
-        return try await store.recoveryGrants(accountId: accountId).map { RecoveryGrantJSON($0, now: at) }
+        return try await store.recovery.grants(accountId: accountId).map { RecoveryGrantJSON($0, now: at) }
     }
 
     func revoke(grantId: String, origin: AuditOrigin) async throws {
         let at = now()
-        guard try await store.revokeRecoveryGrant(id: grantId, at: at, event: { account in
+        guard try await store.recovery.revoke(id: grantId, at: at, event: { account in
             origin.event(.recoveryRevoked, at: at, account: account, detail: ["grantId": .text(grantId)])
         }) else { throw APIError(.unknownRecoveryGrant, "There is no recovery grant with this id that is not used or revoked yet.") }
     }
@@ -74,7 +74,7 @@ struct RecoveryService: Sendable {
     /// A restricted session for a valid code. Every refusal is `refused`, whatever the reason; a wrong
     /// secret for a real grant is counted against it (and audited on its account).
     func exchange(code text: String, origin: AuditOrigin) async throws -> RecoveryExchangeJSON {
-        guard let code = RecoveryCode.parse(text), let grant = try await store.recoveryGrant(id: code.id) else { throw APIError.invalidRecoveryCode }
+        guard let code = RecoveryCode.parse(text), let grant = try await store.recovery.grant(id: code.id) else { throw APIError.invalidRecoveryCode }
         let at = now()
         func refuse(_ reason: String) async throws -> Never {
             try await store.record(origin.event(.recoveryRefused, at: at, account: grant.accountId, detail: [
@@ -84,7 +84,7 @@ struct RecoveryService: Sendable {
         }
         guard ConstantTime.equal(code.secretHash, grant.secretHash) else {
             guard grant.revokedAt == nil, grant.usedAt == nil else { throw APIError.invalidRecoveryCode }  // a dead grant counts nothing more
-            try await store.failRecoveryGrant(id: grant.id, at: at, limit: Self.attemptLimit, event: origin.event(
+            try await store.recovery.fail(id: grant.id, at: at, limit: Self.attemptLimit, event: origin.event(
                 .recoveryRefused, at: at, account: grant.accountId, detail: ["grantId": .text(grant.id), "reason": .text("wrong_code")]))
             throw APIError.invalidRecoveryCode
         }
@@ -94,7 +94,7 @@ struct RecoveryService: Sendable {
         let session = NewSession(
             tokenHash: token.hash, accountId: account.id, credentialId: nil, createdAt: at,
             expiresAt: min(at + Self.sessionLifetime, grant.expiresAt), userVerified: false)
-        guard try await store.exchangeRecoveryGrant(id: grant.id, session: session, event: origin.event(
+        guard try await store.recovery.exchange(id: grant.id, session: session, event: origin.event(
             .recoveryExchanged, at: at, account: account.id, detail: ["grantId": .text(grant.id)]))
             != nil
         else { try await refuse("exchanged") }

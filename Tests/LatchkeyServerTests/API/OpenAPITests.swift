@@ -5,7 +5,7 @@ import Testing
 
 /// The API document: served in both forms, the same as openapi.yaml at the repository's root, and held to
 /// the router (every route documented, every documented operation served). That the answers match the
-/// document is schemathesis's job (Tests/OpenAPI); that the JSON is the YAML, too (Swift has no YAML parser).
+/// document is schemathesis's job (Tests/System/OpenAPI); that the JSON is the YAML, too (Swift has no YAML parser).
 @Suite("The OpenAPI document")
 struct OpenAPITests {
     static let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../openapi.yaml")

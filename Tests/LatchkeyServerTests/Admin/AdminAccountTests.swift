@@ -3,7 +3,7 @@ import Testing
 @testable import LatchkeyServer
 
 /// What an operator does to an account through the admin API, in process (`AdminService`), as
-/// Tests/Admin/test_operator_journey.py does against the binary: find it, see its passkeys and
+/// Tests/System/Admin/test_operator_journey.py does against the binary: find it, see its passkeys and
 /// sessions, end the sessions, disable and enable it, remove a passkey, delete it — each change in the
 /// audit trail with the key as its actor, readable through the API, and shown in the person's own
 /// history as the operator's, without the key or the operator's address.

@@ -4,7 +4,7 @@ import Testing
 @testable import LatchkeyServer
 
 /// OpenID Connect clients through the admin API, in process (`AdminService+Clients`), as
-/// Tests/Admin/test_oidc_clients.py does against the binary: a confidential client's secret is in the
+/// Tests/System/Admin/test_oidc_clients.py does against the binary: a confidential client's secret is in the
 /// answer that made it and nowhere else — not listed, not shown, not audited, stored only as its SHA-256
 /// (which is what the token endpoint checks); rotation replaces it; a redirect URI no client should have
 /// is refused with its rule named, for `redirectUris` and `postLogoutUris` alike, and nothing is stored.

@@ -9,7 +9,7 @@ import Testing
 /// the admin API and audited), the first administrator's setup link (single use, short-lived, only its
 /// SHA-256 stored), the console's own session (never an ordinary session's bearer or cookie, and the other
 /// way round), and the step-up: a change with the console's cookie needs a user-verified assertion of the
-/// last five minutes and the console's own origin (Tests/Browser/test_admin_console.py, in Chromium).
+/// last five minutes and the console's own origin (Tests/System/Browser/test_admin_console.py, in Chromium).
 @Suite("The admin console, in process")
 struct AdminConsoleTests {
     static let cookieName = ConsoleCookie.name(secure: true)
@@ -54,7 +54,7 @@ struct AdminConsoleTests {
     ) async throws -> (person: SignedUp, token: String) {
         let person = try await api.signUp(name)
         let role = AdminRole(accountId: person.accountId, scopes: scopes, grantedAt: Date(), grantedBy: "test")
-        #expect(try await store.grantAdminRole(role, event: AuditOrigin.test.event(.adminGranted, at: Date(), account: person.accountId)))
+        #expect(try await store.adminRoles.grant(role, event: AuditOrigin.test.event(.adminGranted, at: Date(), account: person.accountId)))
         let reply = try await consoleVerify(api, person.authenticator)
         try #require(reply.status == .ok, "\(reply.text)")
         return (person, try consoleToken(reply))
@@ -127,7 +127,7 @@ struct AdminConsoleTests {
             #expect(mistyped.status == .unauthorized && mistyped.errorCode == "setup_link_invalid", "\(mistyped.text)")
             let late = try await Self.consoleVerify(api, other.authenticator, setupCode: expired)
             #expect(late.errorCode == "setup_link_invalid", "expired: \(late.text)")
-            #expect(try await store.hasAdmin() == false, "a wrong code spends nothing and grants nothing")
+            #expect(try await store.adminRoles.any() == false, "a wrong code spends nothing and grants nothing")
 
             let used = try await Self.consoleVerify(api, first.authenticator, setupCode: code)
             #expect(used.status == .ok, "\(used.text)")
@@ -136,10 +136,10 @@ struct AdminConsoleTests {
 
             let again = try await Self.consoleVerify(api, other.authenticator, setupCode: code)
             #expect(again.errorCode == "setup_link_invalid", "single use: \(again.text)")
-            #expect(try await store.adminRole(accountId: other.accountId) == nil)
+            #expect(try await store.adminRoles.role(accountId: other.accountId) == nil)
             let none = try await link.make()
             #expect(none == nil, "no new link once an administrator exists")
-            let admins = try await store.adminRoles()
+            let admins = try await store.adminRoles.all()
             #expect(admins.count == 1 && admins.first?.grantedBy == "setup")
         }
     }

@@ -7,7 +7,7 @@ import Testing
 /// `/api/admin` route the API document lists, so that a route added later is tried too: without a live
 /// key a request is 401 `admin_key_invalid` with a Bearer challenge; with a key whose scope does not
 /// cover the call, 403 `insufficient_scope`. Any key reads; changes need a write key, except recovery
-/// grants, which need a recovery key (Tests/Admin/test_operator_journey.py, against the binary).
+/// grants, which need a recovery key (Tests/System/Admin/test_operator_journey.py, against the binary).
 @Suite("The admin API's gate, in process")
 struct AdminKeyGateTests {
     static func adminRoutes(_ api: APIClient) async throws -> [(method: HTTPRequest.Method, path: String, template: String)] {

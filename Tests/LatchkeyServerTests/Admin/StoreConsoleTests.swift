@@ -16,35 +16,35 @@ extension StoreTests {
 
             // The first administrator, through a setup link.
             let code = "setup-code"
-            try await store.insertSetupLink(secretHash: SecretDigest.of(code), at: now, expiresAt: now + 3600)
+            try await store.adminRoles.insertSetupLink(secretHash: SecretDigest.of(code), at: now, expiresAt: now + 3600)
             let first = AdminRole(accountId: account.id, scopes: .all, grantedAt: now, grantedBy: "setup")
-            #expect(try await !store.useSetupLink(secretHash: SecretDigest.of("wrong"), role: first, now: now, event: Self.event(.adminGranted)))
-            #expect(try await !store.useSetupLink(secretHash: SecretDigest.of(code), role: first, now: now + 3600, event: Self.event(.adminGranted)), "expired")
-            #expect(try await store.useSetupLink(secretHash: SecretDigest.of(code), role: first, now: now, event: Self.event(.adminGranted)))
-            #expect(try await !store.useSetupLink(secretHash: SecretDigest.of(code), role: first, now: now, event: Self.event(.adminGranted)), "once")
-            #expect(try await store.adminRole(accountId: account.id)?.scopes == .all)
+            #expect(try await !store.adminRoles.useSetupLink(secretHash: SecretDigest.of("wrong"), role: first, now: now, event: Self.event(.adminGranted)))
+            #expect(try await !store.adminRoles.useSetupLink(secretHash: SecretDigest.of(code), role: first, now: now + 3600, event: Self.event(.adminGranted)), "expired")
+            #expect(try await store.adminRoles.useSetupLink(secretHash: SecretDigest.of(code), role: first, now: now, event: Self.event(.adminGranted)))
+            #expect(try await !store.adminRoles.useSetupLink(secretHash: SecretDigest.of(code), role: first, now: now, event: Self.event(.adminGranted)), "once")
+            #expect(try await store.adminRoles.role(accountId: account.id)?.scopes == .all)
 
             // Scopes replaced in place.
             let reader = AdminRole(accountId: account.id, scopes: AdminScopes([.read]), grantedAt: now + 1, grantedBy: "cli")
-            #expect(try await store.grantAdminRole(reader, event: Self.event(.adminGranted)))
-            #expect(try await store.adminRoles() == [reader])
-            #expect(try await !store.grantAdminRole(AdminRole(accountId: "nobody", scopes: .all, grantedAt: now, grantedBy: "cli"), event: Self.event(.adminGranted)))
+            #expect(try await store.adminRoles.grant(reader, event: Self.event(.adminGranted)))
+            #expect(try await store.adminRoles.all() == [reader])
+            #expect(try await !store.adminRoles.grant(AdminRole(accountId: "nobody", scopes: .all, grantedAt: now, grantedBy: "cli"), event: Self.event(.adminGranted)))
 
             // A console session: live, then its step-up, then gone with the role.
             let hash = SecretDigest.of("lkc_token")
-            try await store.insertConsoleSession(
+            try await store.consoleSessions.insert(
                 tokenHash: hash, accountId: account.id, credentialId: [8, 8, 1], amr: ConsoleSession.passkeyAMR, at: now, expiresAt: now + 3600,
                 event: Self.event(.consoleSignedIn, account: account.id))
-            let session = try #require(try await store.consoleSession(tokenHash: hash, now: now + 10))
+            let session = try #require(try await store.consoleSessions.session(tokenHash: hash, now: now + 10))
             #expect(session.scopes == AdminScopes([.read]) && session.verifiedAt == now && session.isFresh(at: now + 10) && !session.isFresh(at: now + 301))
-            #expect(try await store.consoleSession(tokenHash: hash, now: now + 3600) == nil, "expired")
-            #expect(try await store.verifyConsoleSession(tokenHash: hash, accountId: account.id, at: now + 400))
-            #expect(try await !store.verifyConsoleSession(tokenHash: hash, accountId: "someone-else", at: now + 400))
-            #expect(try await store.consoleSession(tokenHash: hash, now: now + 401)?.isFresh(at: now + 401) == true)
-            #expect(try await store.revokeAdminRole(accountId: account.id, event: Self.event(.adminRevoked, account: account.id)))
-            #expect(try await store.consoleSession(tokenHash: hash, now: now + 402) == nil)
-            #expect(try await !store.revokeAdminRole(accountId: account.id, event: Self.event(.adminRevoked, account: account.id)))
-            #expect(try await store.hasAdmin() == false)
+            #expect(try await store.consoleSessions.session(tokenHash: hash, now: now + 3600) == nil, "expired")
+            #expect(try await store.consoleSessions.verify(tokenHash: hash, accountId: account.id, at: now + 400))
+            #expect(try await !store.consoleSessions.verify(tokenHash: hash, accountId: "someone-else", at: now + 400))
+            #expect(try await store.consoleSessions.session(tokenHash: hash, now: now + 401)?.isFresh(at: now + 401) == true)
+            #expect(try await store.adminRoles.revoke(accountId: account.id, event: Self.event(.adminRevoked, account: account.id)))
+            #expect(try await store.consoleSessions.session(tokenHash: hash, now: now + 402) == nil)
+            #expect(try await !store.adminRoles.revoke(accountId: account.id, event: Self.event(.adminRevoked, account: account.id)))
+            #expect(try await store.adminRoles.any() == false)
         }
     }
 }

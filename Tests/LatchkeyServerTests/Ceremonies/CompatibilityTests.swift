@@ -6,7 +6,7 @@ import Testing
 @testable import LatchkeyServer
 
 /// The compatibility APIs' parsing and routing (issue 15); the client journeys run against the real
-/// binary in Tests/Compat.
+/// binary in Tests/System/Compat.
 @Suite("Compatibility APIs")
 struct CompatibilityTests {
     @Test("the query string is percent-decoded once, + stays a plus, and a repeated or broken name is refused")

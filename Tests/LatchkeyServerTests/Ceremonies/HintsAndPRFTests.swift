@@ -7,7 +7,7 @@ import WebAuthn
 /// Hints and the credProps and prf extensions through the ceremonies (issue 32, items 3 and 4): what the
 /// options carry as configured, what a registration records, and the PRF outputs of a real evaluation
 /// (the software authenticator's hmac-secret) handed back with the session. (That they are kept nowhere
-/// is `Tests/Policy/test_prf_and_hints.py`'s, which reads the database files and the log.)
+/// is `Tests/System/Policy/test_prf_and_hints.py`'s, which reads the database files and the log.)
 @Suite("Hints, credProps and PRF")
 struct HintsAndPRFTests {
     static let salt = Base64URL.encode(Array("the relying party's salt".utf8))

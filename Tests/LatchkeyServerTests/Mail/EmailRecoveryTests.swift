@@ -4,7 +4,7 @@ import Testing
 @testable import LatchkeyServer
 
 /// Email for recovery in process (`EmailService` through `MailOutbox` and `MailSender` to a relay on
-/// 127.0.0.1), as Tests/Recovery/test_recovery_email.py does with the binary and a real SMTP server:
+/// 127.0.0.1), as Tests/System/Recovery/test_recovery_email.py does with the binary and a real SMTP server:
 /// the person gives an address, confirms it with the mailed link, and may then have a recovery link
 /// mailed to it, whose code adds a passkey. An address that is unknown or not confirmed gets the same
 /// answer and no mail; the routes say `not_enabled` without SMTP or `--recovery-email`; changing the

@@ -12,7 +12,7 @@ import Testing
 /// Latchkey does not trust, or a handshake the relay fails, is the permanent failure it is — named, one
 /// attempt, one log line, counted — as over smtps://, not "I/O on closed channel" tried three times. A
 /// relay that offers no STARTTLS gets no mail from smtp+starttls://; smtp:// still asks no relay on
-/// loopback for it. The same against Debian's Postfix: Tests/Mail.
+/// loopback for it. The same against Debian's Postfix: Tests/System/Mail.
 @Suite("Mail over STARTTLS")
 struct SMTPStartTLSTests {
     /// Where every relay here listens: loopback only, as every server in the tests.

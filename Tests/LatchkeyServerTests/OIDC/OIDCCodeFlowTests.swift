@@ -4,7 +4,7 @@ import Testing
 
 /// The authorization code flow end to end in process (OpenID Connect Core §3.1), through
 /// `OIDCProvider` and `OIDCTokenEndpoint` as a relying party meets them: until now only the real binary
-/// was driven through it, from Python (Tests/OIDC). A failure here names the Swift line that broke it.
+/// was driven through it, from Python (Tests/System/OIDC). A failure here names the Swift line that broke it.
 @Suite("OpenID Connect: the code flow, in process")
 struct OIDCCodeFlowTests {
     @Test("a confidential client's code flow: a code with state and iss, tokens whose id_token names the person for this client, and UserInfo")

@@ -6,7 +6,7 @@ import Testing
 @testable import LatchkeyServer
 
 /// The steps every in-process OpenID Connect suite repeats, done the way a browser and a relying party do
-/// them over the public HTTP routes (as Tests/OIDC/oidc_support.py does against the real binary): clients
+/// them over the public HTTP routes (as Tests/System/OIDC/oidc_support.py does against the real binary): clients
 /// made through `POST /api/admin/clients`, a person signed up with a software passkey, the user agent's
 /// part through the page's JSON API (`/api/oidc/authorization`, `/api/oidc/consent`), and the client's part
 /// at `/oidc/token` and `/oidc/userinfo`. Only the admin key is put in the store directly, as

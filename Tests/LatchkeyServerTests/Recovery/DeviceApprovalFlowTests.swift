@@ -6,7 +6,7 @@ import WebAuthn
 @testable import LatchkeyServer
 
 /// Letting a new device in, the whole way in process (`DeviceApprovalService`), as
-/// Tests/Recovery/test_device_approval.py drives the binary: the new device asks and polls with its
+/// Tests/System/Recovery/test_device_approval.py drives the binary: the new device asks and polls with its
 /// secret; the signed-in device finds the request by its code, sees the browser that asked, and approves
 /// with a fresh, user-verified assertion of one of its own passkeys; the new device's poll gets a
 /// restricted session once, which adds its passkey. `DeviceApprovalTests` has the owned requests and the

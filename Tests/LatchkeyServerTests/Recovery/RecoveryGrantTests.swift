@@ -5,7 +5,7 @@ import SoftAuthenticator
 import Testing
 @testable import LatchkeyServer
 
-/// Recovery grants in process (`RecoveryService`, `RecoveryGate`), as Tests/Recovery/test_recovery.py
+/// Recovery grants in process (`RecoveryService`, `RecoveryGate`), as Tests/System/Recovery/test_recovery.py
 /// drives the real binary: an operator's recovery key issues a grant through the admin API; its code is
 /// exchanged once for a restricted session that can add one passkey and nothing else; adding it uses the
 /// grant up and ends the account's other sessions. Every code that cannot be exchanged — used, replaced,

@@ -17,20 +17,20 @@ extension StoreTests {
             let grant = RecoveryGrantRecord(
                 id: code.id, secretHash: code.secretHash, accountId: account.id, purpose: "add_passkey", issuedAt: at, expiresAt: at + 3600,
                 issuedBy: "test")
-            #expect(try await store.issueRecoveryGrant(grant) { _ in [Self.event(.recoveryIssued, account: account.id)] })
+            #expect(try await store.recovery.issue(grant) { _ in [Self.event(.recoveryIssued, account: account.id)] })
             let winners = try await withThrowingTaskGroup(of: String?.self) { group in
                 for _ in 0..<12 {
                     group.addTask {
                         let token = SessionToken.generateRecovery()
                         let session = NewSession(
                             tokenHash: token.hash, accountId: account.id, credentialId: nil, createdAt: at, expiresAt: at + 900, userVerified: false)
-                        return try await store.exchangeRecoveryGrant(id: grant.id, session: session, event: Self.event(.recoveryExchanged, account: account.id))
+                        return try await store.recovery.exchange(id: grant.id, session: session, event: Self.event(.recoveryExchanged, account: account.id))
                     }
                 }
                 return try await group.reduce(into: [String?]()) { $0.append($1) }
             }
             #expect(winners.compactMap { $0 } == [account.id], "\(winners)")
-            #expect(try await store.recoveryGrant(id: grant.id)?.exchangedAt != nil)
+            #expect(try await store.recovery.grant(id: grant.id)?.exchangedAt != nil)
             let exchanged = try await store.auditEvents(Store.AuditQuery(accountId: account.id, kind: .recoveryExchanged))
             #expect(exchanged.count == 1)
         }

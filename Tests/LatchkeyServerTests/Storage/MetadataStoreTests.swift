@@ -22,8 +22,8 @@ extension StoreTests {
             statusReports: status.map { [.init(status: .init(rawValue: "FIDO_CERTIFIED"), effectiveDate: "2020-01-01"), .init(status: .init(rawValue: $0), effectiveDate: "2024-01-01")] } ?? [])
     }
 
-    static func load(_ store: Store, _ blob: MetadataBLOB) async throws -> Store.MetadataLoad {
-        try await store.loadMetadata(blob, at: at) { previous in
+    static func load(_ store: Store, _ blob: MetadataBLOB) async throws -> MetadataStore.MetadataLoad {
+        try await store.metadata.load(blob, at: at) { previous in
             var detail: AuditDetail = ["serial": .number(blob.number)]
             if let previous { detail.members.append(("previousSerial", .number(previous))) }
             return AuditOrigin.test.event(.metadataLoaded, at: at, account: nil, detail: detail)
@@ -33,22 +33,22 @@ extension StoreTests {
     @Test("a newer BLOB replaces every entry, the same one changes nothing, an older one is kept out", arguments: Backends.all)
     func replacing(backend: String) async throws {
         try await Backends.with(backend) { store in
-            #expect(try await store.metadataBLOB() == nil)
+            #expect(try await store.metadata.blob() == nil)
             let root: [UInt8] = [0x30, 0x03, 0x02, 0x01, 0x00]
             #expect(try await Self.load(store, Self.blob(5, [Self.entry(Self.soft, "Soft", roots: [root, root]), Self.entry(Self.other, "Key")])) == .loaded(previous: nil))
-            let soft = try #require(try await store.metadataEntry(aaguid: Self.soft))
+            let soft = try #require(try await store.metadata.entry(aaguid: Self.soft))
             #expect(soft.description == "Soft" && soft.rootCertificates == [root, root] && soft.icon == "data:image/png;base64,AAAA" && soft.status == nil)
-            #expect(try await store.metadataBLOB()?.serial == 5)
+            #expect(try await store.metadata.blob()?.serial == 5)
 
             #expect(try await Self.load(store, Self.blob(5, [])) == .alreadyLoaded)
             #expect(try await Self.load(store, Self.blob(4, [])) == .older(stored: 5))
-            #expect(try await store.metadataEntry(aaguid: Self.other) != nil, "a refused BLOB changes nothing")
+            #expect(try await store.metadata.entry(aaguid: Self.other) != nil, "a refused BLOB changes nothing")
 
             #expect(try await Self.load(store, Self.blob(6, [Self.entry(Self.other, "Key v2", status: "REVOKED")])) == .loaded(previous: 5))
-            #expect(try await store.metadataEntry(aaguid: Self.soft) == nil, "entries the newer BLOB lacks are gone")
-            let key = try #require(try await store.metadataEntry(aaguid: Self.other))
+            #expect(try await store.metadata.entry(aaguid: Self.soft) == nil, "entries the newer BLOB lacks are gone")
+            let key = try #require(try await store.metadata.entry(aaguid: Self.other))
             #expect(key.description == "Key v2" && key.status == .revoked && key.statusDate == "2024-01-01")
-            let stored = try #require(try await store.metadataBLOB())
+            let stored = try #require(try await store.metadata.blob())
             #expect(stored.serial == 6 && stored.entries == 1 && stored.nextUpdate == "2027-01-15" && stored.legalHeader == "terms")
 
             let trail = try await store.auditEvents(Store.AuditQuery(kind: .metadataLoaded))

@@ -12,8 +12,8 @@ extension StoreTests {
   @Suite struct Bounds {
     static let at = Date(timeIntervalSince1970: 1_800_000_000)
 
-    static func deviceRequest(_ n: Int, at: Date = at) -> Store.DeviceRequestRecord {
-        Store.DeviceRequestRecord(
+    static func deviceRequest(_ n: Int, at: Date = at) -> DeviceRequestRecord {
+        DeviceRequestRecord(
             id: "request-\(n)", codeHash: SecretDigest.of("code-\(n)"), secretHash: SecretDigest.of("secret-\(n)"), createdAt: at,
             expiresAt: at.addingTimeInterval(300), userAgent: nil, clientAddress: nil)
     }
@@ -22,18 +22,18 @@ extension StoreTests {
     func deviceRequestsPerRequester(backend: String) async throws {
         try await Backends.with(backend) { store in
             for n in 0..<25 {
-                let made = try await store.insertDeviceRequest(
+                let made = try await store.deviceRequests.insert(
                     Self.deviceRequest(n, at: Self.at.addingTimeInterval(Double(n))), requester: "198.51.100.7", perRequester: 10, liveLimit: 30)
                 #expect(made, "request \(n)")
             }
-            #expect(try await store.deviceRequest(id: "request-14") == nil, "the requester's oldest made room")
-            #expect(try await store.deviceRequest(id: "request-15") != nil)
-            #expect(try await store.deviceRequest(id: "request-24") != nil)
+            #expect(try await store.deviceRequests.request(id: "request-14") == nil, "the requester's oldest made room")
+            #expect(try await store.deviceRequests.request(id: "request-15") != nil)
+            #expect(try await store.deviceRequests.request(id: "request-24") != nil)
             // 10 live of 30 allowed in all: another requester's go in until the global limit.
             for n in 100..<120 {
-                #expect(try await store.insertDeviceRequest(Self.deviceRequest(n), requester: "2001:db8:1:2::/64", perRequester: 100, liveLimit: 30))
+                #expect(try await store.deviceRequests.insert(Self.deviceRequest(n), requester: "2001:db8:1:2::/64", perRequester: 100, liveLimit: 30))
             }
-            #expect(try await !store.insertDeviceRequest(Self.deviceRequest(200), requester: "203.0.113.9", perRequester: 10, liveLimit: 30))
+            #expect(try await !store.deviceRequests.insert(Self.deviceRequest(200), requester: "203.0.113.9", perRequester: 10, liveLimit: 30))
             #expect(RateLimitClient(text: "2001:db8:1:2:aaaa::1")?.requesterKey == "2001:db8:1:2::/64")
             #expect(RateLimitClient(text: "::ffff:198.51.100.7")?.requesterKey == "198.51.100.7")
         }

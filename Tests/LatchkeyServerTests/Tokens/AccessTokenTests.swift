@@ -9,7 +9,7 @@ import WebAuthn
 
 /// Access tokens for other backends (issue 14): what they say, that the published keys verify them
 /// (checked here with swift-crypto directly, not with the JWT library that signed them), rotation, and
-/// introspection's refusals. Tests/Tokens verifies the same tokens with PyJWT.
+/// introspection's refusals. Tests/System/Tokens verifies the same tokens with PyJWT.
 @Suite("Access tokens, their keys and introspection")
 struct AccessTokenTests {
     static let secret = "introspection-secret-of-the-swift-tests-0123"

@@ -8,7 +8,7 @@ import WebAuthn
 @testable import LatchkeyServer
 
 /// `ConnectionLimiter`: the per-client and total bounds, who makes room at the total bound, and the
-/// configuration of the bounds and deadlines. The real binary gets the same shapes in Tests/Hostile.
+/// configuration of the bounds and deadlines. The real binary gets the same shapes in Tests/System/Hostile.
 @Suite("Connection limits and deadlines")
 struct ConnectionLimiterTests {
     @Test("connections over the per-client bound are refused when accepted, and counted back when closed (SECURITY-FINDINGS.md, finding 8)")

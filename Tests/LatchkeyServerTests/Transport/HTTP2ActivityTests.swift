@@ -8,7 +8,7 @@ import Testing
 
 /// An HTTP/2 connection's protections (`HTTP2ConnectionActivity` on the connection, an
 /// `HTTP2StreamActivityHandler` per stream): what the connection limiter hears, the idle close, and the
-/// per-stream body deadline. Streams share their connection's event loop, as in NIOHTTP2. Tests/Operations
+/// per-stream body deadline. Streams share their connection's event loop, as in NIOHTTP2. Tests/System/Operations
 /// runs the real server (test_tls.py).
 @Suite("HTTP/2 connection activity and deadlines")
 struct HTTP2ActivityTests {

@@ -5,7 +5,7 @@ import Testing
 
 /// `--tls-cert` and `--tls-key` in the configuration: both or neither, files that can be read, a key only
 /// its owner can; and HTTPS of its own makes the session cookie Secure whatever the origin says. Reading real
-/// certificates (and the server over TLS) is Tests/Operations/test_tls.py's.
+/// certificates (and the server over TLS) is Tests/System/Operations/test_tls.py's.
 @Suite("TLS settings")
 struct TLSSettingsTests {
     static func directory() throws -> URL {

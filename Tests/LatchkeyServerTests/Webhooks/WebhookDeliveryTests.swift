@@ -7,10 +7,10 @@ import Testing
 @testable import LatchkeyServer
 
 /// Webhooks in process (`AuditTrail`'s outbox, `WebhookDelivery`), to a `WebhookReceiver` on 127.0.0.1,
-/// as Tests/Webhooks/test_webhooks.py does with the binary: every audit event arrives once, signed with
+/// as Tests/System/Webhooks/test_webhooks.py does with the binary: every audit event arrives once, signed with
 /// the shared secret; a receiver that was down gets them once it is back; an endpoint on an internal
 /// address is refused at start-up, and at delivery when its name resolves to one, unless private
-/// addresses are allowed (the loopback allowance these tests, like Tests/Webhooks, deliver through).
+/// addresses are allowed (the loopback allowance these tests, like Tests/System/Webhooks, deliver through).
 @Suite("Webhooks, in process")
 struct WebhookDeliveryTests {
     static let secret = "Wc7pYq2LrT9vXz4KmN8sB3dF6hJ1gA5e"

@@ -8,7 +8,7 @@ import NIOPosix
 /// A webhook receiver in the test's process, on SwiftNIO, listening on 127.0.0.1 only (as every server in
 /// the tests): it keeps every POST it takes (204), or answers 503 while it is `down`, and counts those.
 /// Its address is internal, so a server delivering to it needs `webhookAllowPrivate`, as
-/// Tests/Webhooks does with `--webhook-allow-private`.
+/// Tests/System/Webhooks does with `--webhook-allow-private`.
 final class WebhookReceiver: Sendable {
     struct Delivery: Sendable {
         let headers: HTTPHeaders
