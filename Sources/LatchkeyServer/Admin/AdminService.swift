@@ -136,17 +136,17 @@ struct AdminService: Sendable {
         let secret = AdminKeySecret.generate()
         let record = AdminKeyRecord(
             id: secret.id, secretHash: SecretDigest.of(secret.text), scope: scope, name: name, createdAt: now(), createdBy: origin.actor)
-        try await store.insertAdminKey(record, event: origin.event(
+        try await store.adminKeys.insert(record, event: origin.event(
             .adminKeyCreated, at: record.createdAt, account: nil, detail: ["keyId": .text(record.id), "scope": .text(scope.rawValue), "name": .text(name)]))
         return AdminKeyCreatedJSON(key: AdminKeyJSON(record), secret: secret.text)
     }
 
     func keys() async throws -> [AdminKeyJSON] {
-        try await store.adminKeys().map(AdminKeyJSON.init)
+        try await store.adminKeys.all().map(AdminKeyJSON.init)
     }
 
     func revokeKey(id: String, origin: AuditOrigin) async throws {
-        guard try await store.revokeAdminKey(
+        guard try await store.adminKeys.revoke(
             id: id, at: now(), event: origin.event(.adminKeyRevoked, at: now(), account: nil, detail: ["keyId": .text(id)]))
         else { throw APIError(.unknownAdminKey, "There is no live admin key with this id.") }
     }
@@ -154,9 +154,9 @@ struct AdminService: Sendable {
     /// The live key a request presents, or nil (unknown, revoked, or not a key's shape). Its use is
     /// recorded (at most once a minute).
     func authenticate(_ presented: String) async throws -> AdminKeyRecord? {
-        guard let id = AdminKeySecret.id(of: presented), let key = try await store.adminKey(id: id) else { return nil }
+        guard let id = AdminKeySecret.id(of: presented), let key = try await store.adminKeys.key(id: id) else { return nil }
         guard ConstantTime.equal(SecretDigest.of(presented), key.secretHash), key.revokedAt == nil else { return nil }
-        try await store.touchAdminKey(id: id, now: now())
+        try await store.adminKeys.touch(id: id, now: now())
         return key
     }
 }

@@ -17,7 +17,7 @@ public enum BenchAdminKey {
             let record = AdminKeyRecord(
                 id: secret.id, secretHash: SecretDigest.of(secret.text), scope: .recovery, name: "latchkey bench", createdAt: now,
                 createdBy: "bench")
-            try await Store(connections: connections).insertAdminKey(record, event: AuditOrigin(actor: "bench").event(
+            try await Store(connections: connections).adminKeys.insert(record, event: AuditOrigin(actor: "bench").event(
                 .adminKeyCreated, at: now, account: nil, detail: ["keyId": .text(record.id), "scope": .text("recovery"), "name": .text(record.name)]))
             try await connections.shutdown()
             return secret.text

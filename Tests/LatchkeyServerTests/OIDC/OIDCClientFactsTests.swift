@@ -30,7 +30,7 @@ struct OIDCClientFactsTests {
         let secret = AdminKeySecret.generate()
         let record = AdminKeyRecord(
             id: secret.id, secretHash: SecretDigest.of(secret.text), scope: scope, name: "test", createdAt: Date(), createdBy: "test")
-        try await store.insertAdminKey(record, event: AuditOrigin.test.event(.adminKeyCreated, at: Date(), account: nil))
+        try await store.adminKeys.insert(record, event: AuditOrigin.test.event(.adminKeyCreated, at: Date(), account: nil))
         return secret.text
     }
 
