@@ -295,7 +295,7 @@ struct CeremonyService: Sendable {
     /// also insists on user verification), and answers how it ended.
     func confirm(
         _ credential: AuthenticationResponseJSON, accountId: String,
-        write: (UsedChallenge, [UInt8], @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginVerdict) async throws -> DeviceApprovalStore.ApprovalOutcome
+        write: (UsedChallenge, [UInt8], @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginVerdict) async throws -> ConfirmationOutcome
     ) async throws {
         let (challenge, _) = try Self.challenge(in: credential.response.clientDataJSON, ceremony: .authentication)
         guard let ceremony = sealer.open(challenge, now: now()), ceremony.kind == .confirm, ceremony.accountId == accountId else {

@@ -37,32 +37,20 @@ struct DeviceApprovalStore: Sendable {
         }
     }
 
-    /// How an approval ended.
-    enum ApprovalOutcome: Sendable {
-        case approved
-        case unknownChallenge
-        case unknownCredential
-        case rejected(WebAuthnRefusal)
-        case requestGone
-    }
-
-    /// A verification's refusal, carried out of the transaction (the storage does not interpret it).
-    struct WebAuthnRefusal: Error, Sendable { let verdict: LoginVerdict }
-
     /// Approves request `id` for `accountId` with a fresh passkey assertion, in one transaction: the
     /// confirmation's challenge is marked used, the assertion's passkey must be the account's and pass
     /// `decide`, its counter moves, the request is approved, and `event` is written.
     func approve(
         id: String, accountId: String, challenge: UsedChallenge, credentialId: [UInt8], at: Date, event: AuditEvent,
         decide: @escaping @Sendable (CredentialRecord, AccountRecord) -> LoginVerdict
-    ) async throws -> ApprovalOutcome {
+    ) async throws -> ConfirmationOutcome {
         do {
             return try await connections.transaction { db in
                 guard try await CeremonySteps.useChallenge(challenge, on: db) else { throw Stop(outcome: .unknownChallenge) }
                 guard let (credential, account) = try await CeremonySteps.credentialWithAccount(id: credentialId, on: db), account.id == accountId
                 else { throw Stop(outcome: .unknownCredential) }
                 let verdict = decide(credential, account)
-                guard case .accept(let writes) = verdict else { throw Stop(outcome: .rejected(WebAuthnRefusal(verdict: verdict))) }
+                guard case .accept(let writes) = verdict else { throw Stop(outcome: .rejected(ConfirmationOutcome.Refusal(verdict: verdict))) }
                 let moved = try await db.changedRows(StoreQuery(
                     SQL.recordLogin, .integer(Int64(writes.signCount)), .integer(writes.backupState), .integer(writes.userVerified),
                     .milliseconds(at), .blob(credential.id), .integer(Int64(credential.signCount))))
@@ -78,7 +66,7 @@ struct DeviceApprovalStore: Sendable {
         }
     }
 
-    private struct Stop: Error { let outcome: ApprovalOutcome }
+    private struct Stop: Error { let outcome: ConfirmationOutcome }
 
     /// Denies a live, undecided request; false when there is none.
     func deny(id: String, at: Date, event: AuditEvent) async throws -> Bool {
