@@ -146,6 +146,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let redirectURIRequired = ErrorCode("redirect_uri_required", .invalidField)
     package static let redirectURIInvalid = ErrorCode("redirect_uri_invalid", .invalidField)
     package static let postLogoutURIInvalid = ErrorCode("post_logout_uri_invalid", .invalidField)
+    /// A back-channel logout URI that is not https (or http on a loopback host), or holds a fragment.
+    package static let backchannelLogoutURIInvalid = ErrorCode("backchannel_logout_uri_invalid", .invalidField)
     package static let idTokenAlgInvalid = ErrorCode("id_token_alg_invalid", .invalidField)
     package static let clientScopeInvalid = ErrorCode("client_scope_invalid", .invalidField)
     package static let openidScopeRequired = ErrorCode("openid_scope_required", .invalidField)
@@ -185,7 +187,7 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         bodyTooLarge, invalidField, rateLimited, tooManyEmails, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,
         oidcMalformedRequest, oidcInvalidClient, oidcInvalidRedirectURI, oidcGroupNotAllowed, invalidReturnURL,
         unknownClient, unknownApp, clientIdTaken, clientIsPublic, usernameTaken,
-        clientIdInvalid, clientNameInvalid, redirectURIRequired, redirectURIInvalid, postLogoutURIInvalid, idTokenAlgInvalid,
+        clientIdInvalid, clientNameInvalid, redirectURIRequired, redirectURIInvalid, postLogoutURIInvalid, backchannelLogoutURIInvalid, idTokenAlgInvalid,
         clientScopeInvalid, openidScopeRequired, grantTypeInvalid, apiScopeInvalid, jwksInvalid, groupNameInvalid, usernameInvalid, emailInvalid, invalidPRF,
         invalidInvitation, signupClosed, unknownInvitation,
     ]

@@ -22,11 +22,14 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
     package var apiScopes: [String]?
     /// The public keys of its `private_key_jwt` assertions: a JWKS document as JSON text ("" removes them).
     package var jwks: String?
+    /// Where its back-channel logout tokens go ("" removes it).
+    package var backchannelLogoutUri: String?
 
     package init(
         id: String? = nil, name: String? = nil, redirectUris: [String]? = nil, postLogoutUris: [String]? = nil, isPublic: Bool? = nil,
         idTokenAlg: String? = nil, firstParty: Bool? = nil, scopes: [String]? = nil, allowedGroups: [String]? = nil,
-        grantTypes: [String]? = nil, apiScopes: [String]? = nil, jwks: String? = nil
+        grantTypes: [String]? = nil, apiScopes: [String]? = nil, jwks: String? = nil,
+        backchannelLogoutUri: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -40,6 +43,7 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
         self.grantTypes = grantTypes
         self.apiScopes = apiScopes
         self.jwks = jwks
+        self.backchannelLogoutUri = backchannelLogoutUri
     }
 
     package init(json reader: JSONShapeReader) throws(JSONShapeError) {
@@ -55,5 +59,6 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
         grantTypes = try reader.optionalStringArray("grantTypes")
         apiScopes = try reader.optionalStringArray("apiScopes")
         jwks = try reader.optionalString("jwks")
+        backchannelLogoutUri = try reader.optionalString("backchannelLogoutUri")
     }
 }

@@ -16,6 +16,8 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
     let apiScopes: [String]
     /// The public keys of its `private_key_jwt` assertions (a JWKS as JSON text), or null.
     let jwks: String?
+    /// Where its back-channel logout tokens go, or null.
+    let backchannelLogoutUri: String?
     let createdAt: Date
     let updatedAt: Date
     let createdBy: String
@@ -33,6 +35,7 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
         grantTypes = client.grantTypes
         apiScopes = client.apiScopes
         jwks = client.jwks
+        backchannelLogoutUri = client.backchannelLogoutURI
         createdAt = client.createdAt
         updatedAt = client.updatedAt
         createdBy = client.createdBy

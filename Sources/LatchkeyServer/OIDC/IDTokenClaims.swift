@@ -6,7 +6,8 @@ import WebAuthn
 /// An id_token's claims (OpenID Connect Core §2, §3.1.3.6): who (`sub`, the account id — stable, never
 /// reassigned), for whom (`aud` and `azp`, the client), when and how the person signed in (`auth_time`,
 /// `amr`), the request's `nonce`, `at_hash` binding the access token issued with it, and the profile
-/// claims the granted scopes release (Core §5.4; they are also at the UserInfo endpoint).
+/// claims the granted scopes release (Core §5.4; they are also at the UserInfo endpoint). `sid` names the
+/// Latchkey session the person signed in with (`OIDCSessionID`), which back-channel logout tokens name too.
 struct IDTokenClaims: JWTPayload, Equatable {
     let iss: IssuerClaim
     let sub: SubjectClaim
@@ -23,9 +24,10 @@ struct IDTokenClaims: JWTPayload, Equatable {
     var email: String?
     var emailVerified: Bool?
     var groups: [String]?
+    var sid: String?
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, exp, iat, nonce, amr, azp, name, email, groups
+        case iss, sub, aud, exp, iat, nonce, amr, azp, name, email, groups, sid
         case authTime = "auth_time"
         case atHash = "at_hash"
         case preferredUsername = "preferred_username"

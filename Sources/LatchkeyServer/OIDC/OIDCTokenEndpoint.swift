@@ -196,6 +196,7 @@ struct OIDCTokenEndpoint: Sendable {
             exp: .init(value: issued.addingTimeInterval(provider.settings.accessTokenLifetime)), iat: .init(value: issued),
             authTime: Int64(grant.authTime.timeIntervalSince1970.rounded(.down)), nonce: withNonce ? grant.nonce : nil, amr: grant.amr,
             azp: client.id, atHash: IDTokenClaims.hash(ofAccessToken: accessToken))
+        claims.sid = grant.sessionHash.map(OIDCSessionID.of(sessionHash:))
         if let profile = try await store.accountProfile(id: grant.accountId) {
             OIDCUserClaims(profile: profile, scopes: grant.scopes).apply(to: &claims)
         }
