@@ -44,6 +44,9 @@ extension AdminCommand {
                 "Where Latchkey POSTs a signed logout token when a person's session ends or they remove the app (Back-Channel Logout 1.0): https, or http on localhost.",
                 valueName: "uri"))
             var backchannelLogoutURI: String?
+            @Option(name: .customLong("groups-claim"), help: ArgumentHelp(
+                "The claim its tokens carry the person's groups under: groups (default), roles, …", valueName: "name"))
+            var groupsClaim: String?
             @Flag(help: "Print JSON (what the admin API answers) instead of text.")
             var json = false
 
@@ -57,6 +60,7 @@ extension AdminCommand {
                 settings.grantTypes = grantTypes
                 settings.apiScopes = apiScopes
                 settings.backchannelLogoutURI = backchannelLogoutURI
+                settings.groupsClaim = groupsClaim
                 if let jwksFile {
                     do {
                         settings.jwks = try String(contentsOfFile: jwksFile, encoding: .utf8)

@@ -24,6 +24,8 @@ extension AdminConsole {
         package var jwks: String?
         /// `--backchannel-logout-uri`, or "" to remove it (`--no-backchannel-logout-uri`).
         package var backchannelLogoutURI: String?
+        /// `--groups-claim`.
+        package var groupsClaim: String?
 
         package init() {}
 
@@ -37,7 +39,7 @@ extension AdminConsole {
                 allowedGroups: clearAllowedGroups ? [] : allowedGroups.isEmpty ? nil : allowedGroups,
                 grantTypes: grantTypes.isEmpty ? nil : Self.words(grantTypes),
                 apiScopes: clearAPIScopes ? [] : apiScopes.isEmpty ? nil : Self.words(apiScopes), jwks: jwks,
-                backchannelLogoutUri: backchannelLogoutURI)
+                backchannelLogoutUri: backchannelLogoutURI, groupsClaim: groupsClaim)
         }
 
         /// `--x "a b"`, `--x a,b` and `--x a --x b` are the same.
@@ -154,6 +156,7 @@ extension AdminConsole {
         Redirect     \(client.redirectUris.isEmpty ? "-" : client.redirectUris.joined(separator: "\n             "))
         After logout \(client.postLogoutUris.isEmpty ? "-" : client.postLogoutUris.joined(separator: "\n             "))
         Back-channel \(client.backchannelLogoutUri ?? "-")
+        Groups claim \(client.groupsClaim)
         Created      \(text(client.createdAt)) by \(client.createdBy)
         Updated      \(text(client.updatedAt))
         """

@@ -18,6 +18,8 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
     let jwks: String?
     /// Where its back-channel logout tokens go, or null.
     let backchannelLogoutUri: String?
+    /// The name its tokens carry the person's groups under.
+    let groupsClaim: String
     let createdAt: Date
     let updatedAt: Date
     let createdBy: String
@@ -36,6 +38,7 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
         apiScopes = client.apiScopes
         jwks = client.jwks
         backchannelLogoutUri = client.backchannelLogoutURI
+        groupsClaim = client.groupsClaim
         createdAt = client.createdAt
         updatedAt = client.updatedAt
         createdBy = client.createdBy

@@ -25,6 +25,10 @@ struct IDTokenClaims: JWTPayload, Equatable {
     var emailVerified: Bool?
     var groups: [String]?
     var sid: String?
+    /// The name `groups` goes under (the client's choice); not read back from a token.
+    var groupsClaim = OIDCScope.groups
+    /// The custom claims released to the client (`OIDCUserClaims`); not read back from a token.
+    var custom: [String: String] = [:]
 
     enum CodingKeys: String, CodingKey {
         case iss, sub, aud, exp, iat, nonce, amr, azp, name, email, groups, sid
@@ -32,6 +36,38 @@ struct IDTokenClaims: JWTPayload, Equatable {
         case atHash = "at_hash"
         case preferredUsername = "preferred_username"
         case emailVerified = "email_verified"
+    }
+
+    /// The claims as written: the standard ones by `CodingKeys`, `groups` under `groupsClaim`, then the
+    /// custom ones (their names are never the standard ones: `OIDCClaimRules.reserved`).
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: ClaimName.self)
+        try container.encode(iss, forKey: ClaimName("iss"))
+        try container.encode(sub, forKey: ClaimName("sub"))
+        try container.encode(aud, forKey: ClaimName("aud"))
+        try container.encode(exp, forKey: ClaimName("exp"))
+        try container.encode(iat, forKey: ClaimName("iat"))
+        try container.encode(authTime, forKey: ClaimName("auth_time"))
+        try container.encodeIfPresent(nonce, forKey: ClaimName("nonce"))
+        try container.encode(amr, forKey: ClaimName("amr"))
+        try container.encode(azp, forKey: ClaimName("azp"))
+        try container.encodeIfPresent(atHash, forKey: ClaimName("at_hash"))
+        try container.encodeIfPresent(name, forKey: ClaimName("name"))
+        try container.encodeIfPresent(preferredUsername, forKey: ClaimName("preferred_username"))
+        try container.encodeIfPresent(email, forKey: ClaimName("email"))
+        try container.encodeIfPresent(emailVerified, forKey: ClaimName("email_verified"))
+        try container.encodeIfPresent(groups, forKey: ClaimName(groupsClaim))
+        try container.encodeIfPresent(sid, forKey: ClaimName("sid"))
+        for (name, value) in custom.sorted(by: { $0.key < $1.key }) { try container.encode(value, forKey: ClaimName(name)) }
+    }
+
+    /// Any claim's name, as a coding key.
+    struct ClaimName: CodingKey {
+        let stringValue: String
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
     }
 
     /// Times are checked by the caller with its own clock (an expired hint is still a hint).

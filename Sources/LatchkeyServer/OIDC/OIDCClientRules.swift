@@ -284,7 +284,8 @@ enum OIDCClientRules {
             scopes: try scopes(request.scopes ?? defaultScopes), allowedGroups: try allowedGroups(request.allowedGroups ?? []),
             createdAt: now, updatedAt: now, createdBy: actor, grantTypes: grants, apiScopes: try apiScopes(request.apiScopes ?? []),
             credentialsGeneration: generation(), jwks: try jwks(request.jwks),
-            backchannelLogoutURI: try backchannelLogoutURI(request.backchannelLogoutUri))
+            backchannelLogoutURI: try backchannelLogoutURI(request.backchannelLogoutUri),
+            groupsClaim: try OIDCClaimRules.groupsClaim(request.groupsClaim))
         try check(client)
         return client
     }
@@ -310,6 +311,7 @@ enum OIDCClientRules {
         if let scopes = request.scopes { next.scopes = try self.scopes(scopes) }
         if let groups = request.allowedGroups { next.allowedGroups = try allowedGroups(groups) }
         if let uri = request.backchannelLogoutUri { next.backchannelLogoutURI = try backchannelLogoutURI(uri) }
+        if let name = request.groupsClaim { next.groupsClaim = try OIDCClaimRules.groupsClaim(name) }
         var changed: [String] = []
         if next.name != client.name { changed.append("name") }
         if next.redirectURIs != client.redirectURIs { changed.append("redirectUris") }
@@ -321,6 +323,7 @@ enum OIDCClientRules {
         if next.grantTypes != client.grantTypes { changed.append("grantTypes") }
         if next.apiScopes != client.apiScopes { changed.append("apiScopes") }
         if next.backchannelLogoutURI != client.backchannelLogoutURI { changed.append("backchannelLogoutUri") }
+        if next.groupsClaim != client.groupsClaim { changed.append("groupsClaim") }
         next.updatedAt = now
         return (next, changed)
     }

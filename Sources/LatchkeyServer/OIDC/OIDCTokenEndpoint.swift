@@ -197,8 +197,8 @@ struct OIDCTokenEndpoint: Sendable {
             authTime: Int64(grant.authTime.timeIntervalSince1970.rounded(.down)), nonce: withNonce ? grant.nonce : nil, amr: grant.amr,
             azp: client.id, atHash: IDTokenClaims.hash(ofAccessToken: accessToken))
         claims.sid = grant.sessionHash.map(OIDCSessionID.of(sessionHash:))
-        if let profile = try await store.accountProfile(id: grant.accountId) {
-            OIDCUserClaims(profile: profile, scopes: grant.scopes).apply(to: &claims)
+        if let released = try await OIDCUserClaims.load(accountId: grant.accountId, scopes: grant.scopes, client: client, store: store) {
+            released.apply(to: &claims)
         }
         let idToken = try await provider.tokens.sign(claims, algorithm: client.idTokenAlgorithm)
         return Tokens(accessToken: accessToken, expiresIn: expiresIn, idToken: idToken, refreshToken: refresh, scope: grant.scopes.joined(separator: " "))
