@@ -49,3 +49,15 @@ def test_a_reserved_claim_name_is_refused(provider):
         refused = provider.admin("claims", "set", "--account", person.account_id, name, "x", expect=2)
         assert "claim_name_invalid" in refused.stderr and "reserved" in refused.stderr, refused.stderr
     assert "No claims" in provider.admin("claims", "list", "--account", person.account_id).stdout
+
+
+def test_the_claims_parameter_asks_for_a_standard_claim_by_name(provider):
+    """OIDC Core §5.5: `claims` names `email` without the email scope; discovery says it is supported."""
+    assert provider.discovery["claims_parameter_supported"] is True
+    person = provider.person("Claims Parameter Person", email="claims-parameter@example.test")
+    client_id, secret = add_client(provider, "Claims parameter app", ["openid", "profile", "email"])
+    flow = provider.code_for(person, client_id, REDIRECT, "openid", extra={"claims": json.dumps({"id_token": {"email": None}})})
+    tokens = provider.exchange(flow, client_id, secret)
+    claims = verified_id_token(provider, tokens, client_id, "ES256", flow["nonce"])
+    assert claims["email"] == "claims-parameter@example.test" and "name" not in claims, claims
+    assert "email" in tokens["scope"].split(), tokens

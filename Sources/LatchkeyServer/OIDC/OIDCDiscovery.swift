@@ -31,7 +31,7 @@ enum OIDCDiscovery {
             object.member("code_challenge_methods_supported", strings(["S256"]))
             object.member("prompt_values_supported", strings(["none", "login", "consent", "select_account"]))
             object.member("claims_supported", strings(OIDCScope.claims + ["sid"]))
-            object.member("claims_parameter_supported", false)
+            object.member("claims_parameter_supported", true)
             object.member("request_parameter_supported", false)
             object.member("request_uri_parameter_supported", false)
             object.member("authorization_response_iss_parameter_supported", true)

@@ -58,6 +58,32 @@ struct OIDCCustomClaimsTests {
         }
     }
 
+    @Test("the claims parameter asks for email by name: the email scope is granted (consented) and email comes; a malformed one is invalid_request")
+    func claimsParameter() async throws {
+        try await OIDCTestFlow.run { flow in
+            let person = try await flow.person()
+            let set = try await flow.api.send(
+                .patch, "/api/admin/accounts/\(person.accountId)", object: ["email": "ada@example.com", "emailVerified": true], token: flow.adminKey)
+            #expect(set.status == .ok, "\(set.text)")
+            let client = try await Self.client(flow, scopes: ["openid", "profile", "email"])
+            let code = try await flow.code(for: person, client: client, scope: "openid", extra: [("claims", #"{"id_token":{"email":{"essential":true}},"userinfo":{"nickname":null}}"#)])
+            let tokens = try flow.tokens(try await flow.exchange(code, client: client))
+            #expect((tokens["scope"] as? String)?.split(separator: " ").contains("email") == true, "\(tokens)")
+            let idToken = try OIDCTestFlow.claims(ofJWT: try #require(tokens["id_token"] as? String))
+            #expect(idToken["email"] as? String == "ada@example.com" && idToken["name"] == nil, "\(idToken)")
+
+            for malformed in ["[1]", #"{"id_token":"email"}"#, #"{"userinfo":{"email":true}}"#, #"{"userinfo":{""# + String(repeating: "a", count: 4090) + #"":null}}"#] {
+                let query = OIDCTestFlow.form([
+                    ("response_type", "code"), ("client_id", client.id), ("redirect_uri", OIDCTestFlow.callback), ("scope", "openid"),
+                    ("state", "s"), ("claims", malformed), ("code_challenge", OIDCTestFlow.pkcePair().challenge), ("code_challenge_method", "S256"),
+                ])
+                let reply = try await flow.api.send(.post, "/api/oidc/authorization", object: ["query": query], token: person.token)
+                let redirect = reply.json?["redirect"] as? String ?? ""
+                #expect(OIDCTestFlow.query(of: redirect)["error"] == "invalid_request", "\(malformed.prefix(40)): \(reply.text)")
+            }
+        }
+    }
+
     @Test("reserved names, long values, unknown scopes are 422 with their codes; an unknown account 404; unset removes, twice is 404")
     func rules() async throws {
         try await OIDCTestFlow.run { flow in
