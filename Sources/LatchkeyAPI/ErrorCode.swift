@@ -119,6 +119,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let unknownClient = ErrorCode("unknown_client", .notFound)
     /// The person gave this client no access (no consent, no live grant): "Apps with access".
     package static let unknownApp = ErrorCode("unknown_app", .notFound)
+    /// The account or group has no custom claim of this name.
+    package static let unknownClaim = ErrorCode("unknown_claim", .notFound)
     package static let noIcon = ErrorCode("no_icon", .notFound)
     package static let methodNotAllowed = ErrorCode("method_not_allowed", .methodNotAllowed)
 
@@ -146,6 +148,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let redirectURIRequired = ErrorCode("redirect_uri_required", .invalidField)
     package static let redirectURIInvalid = ErrorCode("redirect_uri_invalid", .invalidField)
     package static let postLogoutURIInvalid = ErrorCode("post_logout_uri_invalid", .invalidField)
+    /// A back-channel logout URI that is not https (or http on a loopback host), or holds a fragment.
+    package static let backchannelLogoutURIInvalid = ErrorCode("backchannel_logout_uri_invalid", .invalidField)
     package static let idTokenAlgInvalid = ErrorCode("id_token_alg_invalid", .invalidField)
     package static let clientScopeInvalid = ErrorCode("client_scope_invalid", .invalidField)
     package static let openidScopeRequired = ErrorCode("openid_scope_required", .invalidField)
@@ -155,6 +159,12 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let apiScopeInvalid = ErrorCode("api_scope_invalid", .invalidField)
     /// A client's registered keys (`private_key_jwt`) are not a JWKS of public signing keys.
     package static let jwksInvalid = ErrorCode("jwks_invalid", .invalidField)
+    /// A custom claim's name that is not a name, is reserved (`sub`, `iss`, …), or one too many.
+    package static let claimNameInvalid = ErrorCode("claim_name_invalid", .invalidField)
+    /// A custom claim's value that is empty, too long, or holds control characters.
+    package static let claimValueInvalid = ErrorCode("claim_value_invalid", .invalidField)
+    /// A custom claim's scope other than profile, email or groups; or a client's groups claim name.
+    package static let claimScopeInvalid = ErrorCode("claim_scope_invalid", .invalidField)
     // The account profile's rules (`InputRules+Profile.swift`); group names are the clients' too.
     package static let groupNameInvalid = ErrorCode("group_name_invalid", .invalidField)
     package static let usernameInvalid = ErrorCode("username_invalid", .invalidField)
@@ -184,9 +194,9 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
         bodyTooLarge, invalidField, rateLimited, tooManyEmails, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,
         oidcMalformedRequest, oidcInvalidClient, oidcInvalidRedirectURI, oidcGroupNotAllowed, invalidReturnURL,
-        unknownClient, unknownApp, clientIdTaken, clientIsPublic, usernameTaken,
-        clientIdInvalid, clientNameInvalid, redirectURIRequired, redirectURIInvalid, postLogoutURIInvalid, idTokenAlgInvalid,
-        clientScopeInvalid, openidScopeRequired, grantTypeInvalid, apiScopeInvalid, jwksInvalid, groupNameInvalid, usernameInvalid, emailInvalid, invalidPRF,
+        unknownClient, unknownApp, unknownClaim, clientIdTaken, clientIsPublic, usernameTaken,
+        clientIdInvalid, clientNameInvalid, redirectURIRequired, redirectURIInvalid, postLogoutURIInvalid, backchannelLogoutURIInvalid, idTokenAlgInvalid,
+        clientScopeInvalid, openidScopeRequired, grantTypeInvalid, apiScopeInvalid, jwksInvalid, claimNameInvalid, claimValueInvalid, claimScopeInvalid, groupNameInvalid, usernameInvalid, emailInvalid, invalidPRF,
         invalidInvitation, signupClosed, unknownInvitation,
     ]
 }

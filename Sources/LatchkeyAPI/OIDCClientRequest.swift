@@ -22,11 +22,16 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
     package var apiScopes: [String]?
     /// The public keys of its `private_key_jwt` assertions: a JWKS document as JSON text ("" removes them).
     package var jwks: String?
+    /// Where its back-channel logout tokens go ("" removes it).
+    package var backchannelLogoutUri: String?
+    /// The name its tokens carry the person's groups under (default `groups`).
+    package var groupsClaim: String?
 
     package init(
         id: String? = nil, name: String? = nil, redirectUris: [String]? = nil, postLogoutUris: [String]? = nil, isPublic: Bool? = nil,
         idTokenAlg: String? = nil, firstParty: Bool? = nil, scopes: [String]? = nil, allowedGroups: [String]? = nil,
-        grantTypes: [String]? = nil, apiScopes: [String]? = nil, jwks: String? = nil
+        grantTypes: [String]? = nil, apiScopes: [String]? = nil, jwks: String? = nil,
+        backchannelLogoutUri: String? = nil, groupsClaim: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -40,6 +45,8 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
         self.grantTypes = grantTypes
         self.apiScopes = apiScopes
         self.jwks = jwks
+        self.backchannelLogoutUri = backchannelLogoutUri
+        self.groupsClaim = groupsClaim
     }
 
     package init(json reader: JSONShapeReader) throws(JSONShapeError) {
@@ -55,5 +62,24 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
         grantTypes = try reader.optionalStringArray("grantTypes")
         apiScopes = try reader.optionalStringArray("apiScopes")
         jwks = try reader.optionalString("jwks")
+        backchannelLogoutUri = try reader.optionalString("backchannelLogoutUri")
+        groupsClaim = try reader.optionalString("groupsClaim")
+    }
+}
+
+/// `PUT /api/admin/accounts/{id}/claims/{name}` and `PUT /api/admin/groups/{group}/claims/{name}`: the
+/// claim's value (required) and the scope that releases it (`profile` unless given).
+package struct OIDCClaimRequest: JSONReadable, Sendable, Equatable {
+    package var value: String
+    package var scope: String?
+
+    package init(value: String, scope: String? = nil) {
+        self.value = value
+        self.scope = scope
+    }
+
+    package init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        value = try reader.string("value")
+        scope = try reader.optionalString("scope")
     }
 }

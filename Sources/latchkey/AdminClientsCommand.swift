@@ -40,6 +40,13 @@ extension AdminCommand {
                 "A JSON Web Key Set of the public keys its private_key_jwt assertions are signed with (each key with a kid); such a client gets no secret.",
                 valueName: "file"))
             var jwksFile: String?
+            @Option(name: .customLong("backchannel-logout-uri"), help: ArgumentHelp(
+                "Where Latchkey POSTs a signed logout token when a person's session ends or they remove the app (Back-Channel Logout 1.0): https, or http on localhost.",
+                valueName: "uri"))
+            var backchannelLogoutURI: String?
+            @Option(name: .customLong("groups-claim"), help: ArgumentHelp(
+                "The claim its tokens carry the person's groups under: groups (default), roles, …", valueName: "name"))
+            var groupsClaim: String?
             @Flag(help: "Print JSON (what the admin API answers) instead of text.")
             var json = false
 
@@ -52,6 +59,8 @@ extension AdminCommand {
                 settings.allowedGroups = allowedGroups
                 settings.grantTypes = grantTypes
                 settings.apiScopes = apiScopes
+                settings.backchannelLogoutURI = backchannelLogoutURI
+                settings.groupsClaim = groupsClaim
                 if let jwksFile {
                     do {
                         settings.jwks = try String(contentsOfFile: jwksFile, encoding: .utf8)
@@ -113,6 +122,7 @@ extension AdminCommand {
             @Flag(name: .customLong("no-allowed-groups"), help: "Let anyone sign in to it again.") var noAllowedGroups = false
             @Flag(name: .customLong("no-api-scopes"), help: "Remove every API scope.") var noAPIScopes = false
             @Flag(name: .customLong("no-jwks"), help: "Remove its keys (private_key_jwt); with no secret either, it is public.") var noJWKS = false
+            @Flag(name: .customLong("no-backchannel-logout-uri"), help: "Send it no more logout tokens.") var noBackchannelLogoutURI = false
             @Flag(inversion: .prefixedNo, help: "Whether people are asked for consent (--no-first-party: they are).")
             var firstParty: Bool?
             @Flag(help: "Make it public: its secret is deleted.") var `public` = false
@@ -127,6 +137,9 @@ extension AdminCommand {
                 guard !(noAllowedGroups && !settings.allowedGroups.isEmpty) else {
                     throw ValidationError("--no-allowed-groups and --allowed-group exclude each other.")
                 }
+                guard !(noBackchannelLogoutURI && settings.backchannelLogoutURI != nil) else {
+                    throw ValidationError("--no-backchannel-logout-uri and --backchannel-logout-uri exclude each other.")
+                }
                 guard !(noJWKS && settings.jwksFile != nil) else { throw ValidationError("--no-jwks and --jwks-file exclude each other.") }
                 guard !(noAPIScopes && !settings.apiScopes.isEmpty) else {
                     throw ValidationError("--no-api-scopes and --api-scope exclude each other.")
@@ -136,6 +149,7 @@ extension AdminCommand {
             func answer(_ console: AdminConsole) async throws -> String {
                 var given = try settings.settings()
                 if noJWKS { given.jwks = "" }
+                if noBackchannelLogoutURI { given.backchannelLogoutURI = "" }
                 given.name = name
                 given.clearPostLogoutURIs = noPostLogoutURIs
                 given.clearAllowedGroups = noAllowedGroups

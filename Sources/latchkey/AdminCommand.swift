@@ -13,7 +13,7 @@ struct AdminCommand: AsyncParsableCommand {
             Works on the database directly (stop nothing; SQLite and PostgreSQL both allow it while the server runs). \
             Tables for people; --json prints what the admin API answers.
             """,
-        subcommands: [Accounts.self, Passkeys.self, Sessions.self, Clients.self, Recovery.self, Invites.self, Keys.self, Audit.self])
+        subcommands: [Accounts.self, Passkeys.self, Sessions.self, Clients.self, Claims.self, Recovery.self, Invites.self, Keys.self, Audit.self])
 
     /// Where the database is: `--database`, else `--config`'s file, else `LATCHKEY_DATABASE`, else ./latchkey.sqlite.
     struct Database: ParsableArguments {

@@ -22,6 +22,10 @@ extension AdminConsole {
         package var clearAPIScopes = false
         /// The JWKS document's text (`--jwks-file`), or "" to remove the keys (`--no-jwks`).
         package var jwks: String?
+        /// `--backchannel-logout-uri`, or "" to remove it (`--no-backchannel-logout-uri`).
+        package var backchannelLogoutURI: String?
+        /// `--groups-claim`.
+        package var groupsClaim: String?
 
         package init() {}
 
@@ -34,7 +38,8 @@ extension AdminConsole {
                 scopes: scopes.isEmpty ? nil : scopes.flatMap { $0.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init) },
                 allowedGroups: clearAllowedGroups ? [] : allowedGroups.isEmpty ? nil : allowedGroups,
                 grantTypes: grantTypes.isEmpty ? nil : Self.words(grantTypes),
-                apiScopes: clearAPIScopes ? [] : apiScopes.isEmpty ? nil : Self.words(apiScopes), jwks: jwks)
+                apiScopes: clearAPIScopes ? [] : apiScopes.isEmpty ? nil : Self.words(apiScopes), jwks: jwks,
+                backchannelLogoutUri: backchannelLogoutURI, groupsClaim: groupsClaim)
         }
 
         /// `--x "a b"`, `--x a,b` and `--x a --x b` are the same.
@@ -150,6 +155,8 @@ extension AdminConsole {
         API scopes   \(client.apiScopes.isEmpty ? "-" : client.apiScopes.joined(separator: " "))
         Redirect     \(client.redirectUris.isEmpty ? "-" : client.redirectUris.joined(separator: "\n             "))
         After logout \(client.postLogoutUris.isEmpty ? "-" : client.postLogoutUris.joined(separator: "\n             "))
+        Back-channel \(client.backchannelLogoutUri ?? "-")
+        Groups claim \(client.groupsClaim)
         Created      \(text(client.createdAt)) by \(client.createdBy)
         Updated      \(text(client.updatedAt))
         """

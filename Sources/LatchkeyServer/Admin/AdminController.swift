@@ -74,6 +74,23 @@ struct AdminController: Sendable {
         routes.post("clients/:clientId/secret") { request, context in
             try await admin.rotateClientSecret(id: try context.parameters.require("clientId"), origin: origin(request, context))
         }
+        for holder in ["accounts/:id", "groups/:id"] {
+            let ofAccount = holder.hasPrefix("accounts")
+            @Sendable func who(_ context: Context) throws -> Store.ClaimHolder {
+                let id = try context.parameters.require("id")
+                return ofAccount ? .account(id) : .group(id)
+            }
+            routes.get(RouterPath(holder + "/claims")) { _, context in JSONArrayBody(elements: try await admin.claims(of: try who(context))) }
+            routes.put(RouterPath(holder + "/claims/:name")) { request, context in
+                let body = try await RequestBody.decode(OIDCClaimRequest.self, from: request)
+                return try await admin.setClaim(
+                    named: try context.parameters.require("name"), body, of: try who(context), origin: origin(request, context))
+            }
+            routes.delete(RouterPath(holder + "/claims/:name")) { request, context in
+                try await admin.removeClaim(named: try context.parameters.require("name"), of: try who(context), origin: origin(request, context))
+                return NoContent()
+            }
+        }
         routes.get("admins") { _, _ in JSONArrayBody(elements: try await admin.admins()) }
         routes.put("accounts/:id/admin") { request, context in
             let body = try await RequestBody.decode(AdminRoleRequest.self, from: request)

@@ -16,6 +16,10 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
     let apiScopes: [String]
     /// The public keys of its `private_key_jwt` assertions (a JWKS as JSON text), or null.
     let jwks: String?
+    /// Where its back-channel logout tokens go, or null.
+    let backchannelLogoutUri: String?
+    /// The name its tokens carry the person's groups under.
+    let groupsClaim: String
     let createdAt: Date
     let updatedAt: Date
     let createdBy: String
@@ -33,6 +37,8 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
         grantTypes = client.grantTypes
         apiScopes = client.apiScopes
         jwks = client.jwks
+        backchannelLogoutUri = client.backchannelLogoutURI
+        groupsClaim = client.groupsClaim
         createdAt = client.createdAt
         updatedAt = client.updatedAt
         createdBy = client.createdBy

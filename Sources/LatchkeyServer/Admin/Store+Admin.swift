@@ -134,7 +134,8 @@ extension Store {
 
     /// Disables (`at` set) or enables (`at` nil) the account. Disabling also ends every session, in the
     /// same transaction, so that nothing the account held keeps working. `event` gets the number of
-    /// sessions ended. False when there is no such account.
+    /// sessions ended. False when there is no such account. The apps its sessions signed it in to are
+    /// sent back-channel logout tokens.
     func setAccountDisabled(
         id: String, at disabledAt: Date?, now: Date, event: @escaping @Sendable (Int) -> AuditEvent
     ) async throws -> Bool {
@@ -142,6 +143,7 @@ extension Store {
             let changed = try await db.changedRows(StoreQuery(
                 SQL.setAccountDisabled, .text(id), .integer(disabledAt.map(Timestamp.milliseconds)), .milliseconds(now)))
             guard changed == 1 else { return false }
+            if disabledAt != nil { try await queueOIDCLogouts(endingSessionsOf: id, at: now, on: db) }
             let ended = disabledAt == nil ? 0 : try await db.changedRows(StoreQuery(SQL.deleteAccountSessions, .text(id)))
             try await audit.append([event(ended)], on: db)
             return true

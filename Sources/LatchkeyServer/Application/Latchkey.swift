@@ -276,6 +276,14 @@ public struct Latchkey: Sendable {
                     maxAttempts: configuration.webhookMaxAttempts, retryDelay: configuration.webhookRetryDelay),
                 logger: logger, metrics: metricsFactory))
         }
+        if let oidc {
+            // Back-channel logout tokens go out as webhooks do: the same address rules, attempts and back-off.
+            services.append(OIDCLogoutDelivery(
+                store: store, tokens: oidc.tokens, settings: .init(
+                    issuer: oidc.settings.issuer, allowPrivate: configuration.webhookAllowPrivate,
+                    maxAttempts: configuration.webhookMaxAttempts, retryDelay: configuration.webhookRetryDelay),
+                logger: logger, metrics: metricsFactory))
+        }
         if let mail { services.append(mail.outbox) }
         services.append(Housekeeping(
             store: store, connections: connections, logger: logger, interval: configuration.housekeepingInterval,

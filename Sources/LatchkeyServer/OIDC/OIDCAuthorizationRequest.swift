@@ -60,8 +60,16 @@ struct OIDCAuthorizationRequest: Sendable {
         guard let responseType = parameters["response_type"] else { throw refuse(.invalidRequest, "response_type is missing") }
         guard responseType == "code" else { throw refuse(.unsupportedResponseType, "only response_type=code is supported") }
         if let mode = parameters["response_mode"], mode != "query" { throw refuse(.invalidRequest, "only response_mode=query is supported") }
-        let requested = Set((parameters["scope"] ?? "").split(separator: " ").map(String.init))
+        var requested = Set((parameters["scope"] ?? "").split(separator: " ").map(String.init))
         guard requested.contains(OIDCScope.openid) else { throw refuse(.invalidScope, "scope must include openid") }
+        // Core §5.5: claims asked for by name call for the scopes that release them.
+        if let claims = parameters["claims"] {
+            do {
+                requested.formUnion(try OIDCClaimsParameter.scopes(claims))
+            } catch {
+                throw refuse(.invalidRequest, error.reason)
+            }
+        }
         // Scopes the client may not have, or this server does not know, are left out (RFC 6749 §3.3).
         let scopes = OIDCScope.supported.filter { requested.contains($0) && client.scopes.contains($0) }
         guard scopes.contains(OIDCScope.openid) else { throw refuse(.invalidScope, "this client may not ask for openid") }

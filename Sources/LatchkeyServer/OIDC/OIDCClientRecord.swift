@@ -40,6 +40,11 @@ struct OIDCClientRecord: Sendable, Equatable {
     /// The public keys (a JWKS document, as registered) its `private_key_jwt` assertions are signed with
     /// (RFC 7523); nil when it authenticates by secret, or not at all.
     var jwks: String? = nil
+    /// Where its logout tokens are POSTed (Back-Channel Logout 1.0 §2.2) when a person's session ends on
+    /// Latchkey or they take the app's access back; nil when it wants none.
+    var backchannelLogoutURI: String? = nil
+    /// The name its tokens carry the person's groups under (`groups`, `roles`, …).
+    var groupsClaim: String = OIDCScope.groups
 
     /// Neither a secret nor keys: it proves nothing at the token endpoint (PKCE instead).
     var isPublic: Bool { secretHash == nil && jwks == nil }
@@ -66,10 +71,17 @@ extension OIDCClientRecord {
             grantTypes: Self.list(try row.decode(column: "grant_types", as: String.self)),
             apiScopes: Self.list(try row.decode(column: "api_scopes", as: String.self)),
             credentialsGeneration: try row.decode(column: "credentials_generation", as: String.self),
-            jwks: try row.decode(column: "jwks", as: String?.self))
+            jwks: try row.decode(column: "jwks", as: String?.self),
+            backchannelLogoutURI: try row.decode(column: "backchannel_logout_uri", as: String.self).nilIfEmpty,
+            groupsClaim: try row.decode(column: "groups_claim", as: String.self))
     }
 
     /// Lists are stored space-separated (`SpaceSeparated`): neither a URI nor a scope or group name can hold a space.
     static func list(_ stored: String) -> [String] { SpaceSeparated.list(stored) }
     static func stored(_ list: [String]) -> String { SpaceSeparated.stored(list) }
+}
+
+extension String {
+    /// nil for "" (a column that stores "none" as the empty string).
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
 }

@@ -78,6 +78,20 @@ enum OIDCClientRules {
         try uris(values, field: "postLogoutUris", what: "post-logout redirect URI", code: .postLogoutURIInvalid)
     }
 
+    /// Where a client's logout tokens are POSTed (Back-Channel Logout 1.0 §2.2): "" or nil is none;
+    /// otherwise one URI by the redirect URIs' rules (`problem(uri:)`: absolute, no fragment, no user
+    /// name, http only on a loopback host) whose scheme is https or http — a server, not an app's
+    /// private-use scheme. Where it points is checked again before every delivery (`WebhookAddressPolicy`).
+    static func backchannelLogoutURI(_ value: String?) throws(APIError) -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        let field = "The back-channel logout URI \(quoted(value)) (backchannelLogoutUri, --backchannel-logout-uri)"
+        if let problem = problem(uri: value) { throw APIError(.backchannelLogoutURIInvalid, "\(field) \(problem).") }
+        guard let scheme = URLComponents(string: value)?.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
+            throw APIError(.backchannelLogoutURIInvalid, "\(field) must be an https URL (Latchkey's server POSTs to it).")
+        }
+        return value
+    }
+
     private static func uris(_ values: [String], field: String, what: String, code: ErrorCode) throws(APIError) -> [String] {
         guard values.count <= uriCount else { throw APIError(code, "A client has at most \(uriCount) of \(field).") }
         var kept: [String] = []
@@ -269,7 +283,9 @@ enum OIDCClientRules {
             idTokenAlgorithm: try idTokenAlgorithm(request.idTokenAlg ?? defaultAlgorithm), firstParty: request.firstParty ?? false,
             scopes: try scopes(request.scopes ?? defaultScopes), allowedGroups: try allowedGroups(request.allowedGroups ?? []),
             createdAt: now, updatedAt: now, createdBy: actor, grantTypes: grants, apiScopes: try apiScopes(request.apiScopes ?? []),
-            credentialsGeneration: generation(), jwks: try jwks(request.jwks))
+            credentialsGeneration: generation(), jwks: try jwks(request.jwks),
+            backchannelLogoutURI: try backchannelLogoutURI(request.backchannelLogoutUri),
+            groupsClaim: try OIDCClaimRules.groupsClaim(request.groupsClaim))
         try check(client)
         return client
     }
@@ -294,6 +310,8 @@ enum OIDCClientRules {
         if let firstParty = request.firstParty { next.firstParty = firstParty }
         if let scopes = request.scopes { next.scopes = try self.scopes(scopes) }
         if let groups = request.allowedGroups { next.allowedGroups = try allowedGroups(groups) }
+        if let uri = request.backchannelLogoutUri { next.backchannelLogoutURI = try backchannelLogoutURI(uri) }
+        if let name = request.groupsClaim { next.groupsClaim = try OIDCClaimRules.groupsClaim(name) }
         var changed: [String] = []
         if next.name != client.name { changed.append("name") }
         if next.redirectURIs != client.redirectURIs { changed.append("redirectUris") }
@@ -304,6 +322,8 @@ enum OIDCClientRules {
         if next.allowedGroups != client.allowedGroups { changed.append("allowedGroups") }
         if next.grantTypes != client.grantTypes { changed.append("grantTypes") }
         if next.apiScopes != client.apiScopes { changed.append("apiScopes") }
+        if next.backchannelLogoutURI != client.backchannelLogoutURI { changed.append("backchannelLogoutUri") }
+        if next.groupsClaim != client.groupsClaim { changed.append("groupsClaim") }
         next.updatedAt = now
         return (next, changed)
     }

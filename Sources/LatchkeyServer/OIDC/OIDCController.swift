@@ -227,9 +227,10 @@ struct OIDCController: Sendable {
             return OAuthError.invalidToken("Send the access token as Authorization: Bearer <token>.", missing: true).response
         }
         guard token.utf8.count <= 4096, let found = try await provider.tokens.introspect(token), let grant = found.grant,
-              grant.scopes.contains(OIDCScope.openid), let profile = try await provider.store.accountProfile(id: grant.accountId)
+              grant.scopes.contains(OIDCScope.openid), let client = try await provider.store.oidcClient(id: grant.clientId),
+              let released = try await OIDCUserClaims.load(accountId: grant.accountId, scopes: grant.scopes, client: client, store: provider.store)
         else { return OAuthError.invalidToken("The access token is not active.").response }
-        return Self.json(OIDCUserClaims(profile: profile, scopes: grant.scopes).json(sub: grant.accountId), cache: "no-store")
+        return Self.json(released.json(sub: grant.accountId), cache: "no-store")
     }
 
     // MARK: Revocation (RFC 7009)

@@ -30,13 +30,14 @@ enum OIDCDiscovery {
             object.member("revocation_endpoint_auth_signing_alg_values_supported", strings(OIDCClientAssertion.algorithms))
             object.member("code_challenge_methods_supported", strings(["S256"]))
             object.member("prompt_values_supported", strings(["none", "login", "consent", "select_account"]))
-            object.member("claims_supported", strings(OIDCScope.claims))
-            object.member("claims_parameter_supported", false)
+            object.member("claims_supported", strings(OIDCScope.claims + ["sid"]))
+            object.member("claims_parameter_supported", true)
             object.member("request_parameter_supported", false)
             object.member("request_uri_parameter_supported", false)
             object.member("authorization_response_iss_parameter_supported", true)
             object.member("frontchannel_logout_supported", false)
-            object.member("backchannel_logout_supported", false)
+            object.member("backchannel_logout_supported", true)
+            object.member("backchannel_logout_session_supported", true)
         }
         return json.bytes
     }

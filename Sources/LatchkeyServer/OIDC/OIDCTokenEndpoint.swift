@@ -196,8 +196,9 @@ struct OIDCTokenEndpoint: Sendable {
             exp: .init(value: issued.addingTimeInterval(provider.settings.accessTokenLifetime)), iat: .init(value: issued),
             authTime: Int64(grant.authTime.timeIntervalSince1970.rounded(.down)), nonce: withNonce ? grant.nonce : nil, amr: grant.amr,
             azp: client.id, atHash: IDTokenClaims.hash(ofAccessToken: accessToken))
-        if let profile = try await store.accountProfile(id: grant.accountId) {
-            OIDCUserClaims(profile: profile, scopes: grant.scopes).apply(to: &claims)
+        claims.sid = grant.sessionHash.map(OIDCSessionID.of(sessionHash:))
+        if let released = try await OIDCUserClaims.load(accountId: grant.accountId, scopes: grant.scopes, client: client, store: store) {
+            released.apply(to: &claims)
         }
         let idToken = try await provider.tokens.sign(claims, algorithm: client.idTokenAlgorithm)
         return Tokens(accessToken: accessToken, expiresIn: expiresIn, idToken: idToken, refreshToken: refresh, scope: grant.scopes.joined(separator: " "))

@@ -4,7 +4,8 @@ import SQLKit
 
 /// "Apps with access": the clients a person let in, and the person taking that back. Taking it back
 /// removes the consent (the next sign-in asks again) and revokes every grant of the account for the
-/// client — its refresh tokens and access tokens stop working — in one transaction with its audit event.
+/// client — its refresh tokens and access tokens stop working — in one transaction with its audit event
+/// and, when the app has a back-channel logout URI, a logout token naming the person.
 extension Store {
     /// The apps the account consented to or holds a live grant for, by name.
     func oidcApps(accountId: String, now: Date) async throws -> [OIDCAppAccess] {
@@ -71,6 +72,7 @@ extension Store {
             let consents = try await db.changedRows(StoreQuery(SQL.deleteOIDCConsent, .text(accountId), .text(clientId)))
             guard consents + live > 0 else { return false }
             try await db.run(StoreQuery(SQL.revokeOIDCAppGrants, .text(accountId), .text(clientId), .milliseconds(now)))
+            try await queueOIDCLogout(revokingApp: clientId, accountId: accountId, at: now, on: db)
             try await audit.append([event(name)], on: db)
             return true
         }

@@ -15,7 +15,8 @@ extension Store {
                 .text(client.idTokenAlgorithm), .integer(client.firstParty), .text(OIDCClientRecord.stored(client.scopes)),
                 .text(OIDCClientRecord.stored(client.allowedGroups)), .milliseconds(client.createdAt), .milliseconds(client.updatedAt),
                 .text(client.createdBy), .text(OIDCClientRecord.stored(client.grantTypes)), .text(OIDCClientRecord.stored(client.apiScopes)),
-                .text(client.credentialsGeneration), .text(client.jwks)))
+                .text(client.credentialsGeneration), .text(client.jwks), .text(client.backchannelLogoutURI ?? ""),
+                .text(client.groupsClaim)))
             guard inserted != nil else { return false }
             try await audit.append([event], on: db)
             return true
@@ -50,7 +51,8 @@ extension Store {
                 .text(OIDCClientRecord.stored(client.postLogoutURIs)), .text(client.idTokenAlgorithm), .integer(client.firstParty),
                 .text(OIDCClientRecord.stored(client.scopes)), .text(OIDCClientRecord.stored(client.allowedGroups)),
                 .milliseconds(client.updatedAt), .text(OIDCClientRecord.stored(client.grantTypes)),
-                .text(OIDCClientRecord.stored(client.apiScopes)), .text(client.credentialsGeneration), .text(client.jwks)))
+                .text(OIDCClientRecord.stored(client.apiScopes)), .text(client.credentialsGeneration), .text(client.jwks),
+                .text(client.backchannelLogoutURI ?? ""), .text(client.groupsClaim)))
             guard updated != nil else { return nil }
             var revoked: Int?
             if secretChanged {

@@ -166,9 +166,10 @@ extension Store {
     }
 
     /// RP-initiated logout: ends the session `sessionHash` and the grants made from it that last only as
-    /// long as it does, with `events`.
+    /// long as it does, with `events`; the apps it signed the person in to get back-channel logout tokens.
     func endSessionForOIDCLogout(sessionHash: [UInt8], at now: Date, events: [AuditEvent]) async throws {
         try await connections.transaction { db in
+            try await queueOIDCLogouts(endingSession: sessionHash, at: now, on: db)
             _ = try await db.changedRows(StoreQuery(SQL.revokeSessionOIDCGrants, .blob(sessionHash), .milliseconds(now)))
             try await db.run(StoreQuery(SQL.deleteSession, .blob(sessionHash)))
             try await audit.append(events, on: db)

@@ -50,6 +50,9 @@ package enum ExportFormat {
         Table(name: "oidc_consents"),
         Table(name: "oidc_grants"),
         Table(name: "oidc_refresh_tokens"),
+        // The custom claims operators gave accounts and groups.
+        Table(name: "oidc_account_claims"),
+        Table(name: "oidc_group_claims"),
         Table(name: "audit_events", generated: ["id"], optional: .audit),
     ]
 

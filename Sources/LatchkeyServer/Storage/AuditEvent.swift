@@ -79,6 +79,9 @@ struct AuditEvent: Sendable, Equatable {
         /// On the verification page (RFC 8628), the person let a device sign in to the client, or refused.
         case oidcDeviceApproved = "oidc.device_approved"
         case oidcDeviceDenied = "oidc.device_denied"
+        /// An operator set a custom claim of an account (or, with no account, of a group: `detail.group`).
+        case oidcClaimSet = "oidc_claim.set"
+        case oidcClaimRemoved = "oidc_claim.removed"
         /// RP-initiated logout ended the person's session.
         case oidcLogout = "oidc.logout"
         /// An operator registered, changed, gave a new secret to, or removed a client (no account).

@@ -265,10 +265,12 @@ struct Store: Sendable {
     }
 
     /// Ends every session of the account ("sign out everywhere", an operator's revocation), writing
-    /// `event` (`sessions.revoked`, its detail counting them) with it. Returns how many ended.
+    /// `event` (`sessions.revoked`, its detail counting them) with it, and queueing a back-channel logout
+    /// token for each app a session signed the person in to. Returns how many ended.
     @discardableResult
     func deleteSessions(accountId: String, event: @escaping @Sendable (Int) -> AuditEvent) async throws -> Int {
         try await connections.transaction { db in
+            try await queueOIDCLogouts(endingSessionsOf: accountId, at: Date(), on: db)
             let ended = try await db.changedRows(StoreQuery(SQL.deleteAccountSessions, .text(accountId)))
             try await audit.append([event(ended)], on: db)
             return ended
@@ -276,9 +278,10 @@ struct Store: Sendable {
     }
 
     /// Ends one session; `event` (`session.ended`, given the session's account) is written when there
-    /// was one.
+    /// was one, and a back-channel logout token queued for each app the session signed the person in to.
     func deleteSession(tokenHash: [UInt8], event: (@Sendable (String) -> AuditEvent)?) async throws {
         try await connections.transaction { db in
+            try await queueOIDCLogouts(endingSession: tokenHash, at: Date(), on: db)
             guard let row = try await db.first(StoreQuery(SQL.deleteSession, .blob(tokenHash))), let event else { return }
             try await audit.append([event(try row.decode(column: "account_id", as: String.self))], on: db)
         }

@@ -156,11 +156,15 @@ actor AccessTokenIssuer {
         return (token, Int(settings.ttl))
     }
 
-    /// Signs an id_token with `algorithm` (`ES256` or `RS256`, the client's choice).
-    func sign(_ claims: IDTokenClaims, algorithm: String) async throws -> String {
+    /// Signs an id_token (or a logout token, `type` `logout+jwt`) with `algorithm` (`ES256` or `RS256`,
+    /// the client's choice), with the keys the JWKS publishes.
+    func sign(_ claims: some JWTPayload, algorithm: String, type: String? = nil) async throws -> String {
         let rsa = algorithm == "RS256"
         let keys = try await current(at: now(), rsa: rsa)
-        return try await keys.collection.sign(claims, kid: JWKIdentifier(string: rsa ? Self.rsaKid(keys.period) : Self.kid(keys.period)))
+        var header = JWTHeader()
+        header.typ = type
+        return try await keys.collection.sign(
+            claims, kid: JWKIdentifier(string: rsa ? Self.rsaKid(keys.period) : Self.kid(keys.period)), header: header)
     }
 
     /// The claims of an id_token this server signed for some client, expired or not — what

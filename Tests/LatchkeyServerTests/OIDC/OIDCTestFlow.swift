@@ -78,13 +78,14 @@ struct OIDCTestFlow: Sendable {
     /// `pkce`), the consent when asked (allowed), and the redirect it ends with, which must go to
     /// `redirectURI` with the code, the state and the issuer (RFC 9207).
     func code(
-        for person: APIClient.Session, client: Client, redirectURI: String = callback, scope: String = "openid profile", pkce: Bool = true
+        for person: APIClient.Session, client: Client, redirectURI: String = callback, scope: String = "openid profile", pkce: Bool = true,
+        extra: [(String, String)] = []
     ) async throws -> Code {
         let state = Self.randomText(), nonce = Self.randomText()
         var parameters = [
             ("response_type", "code"), ("client_id", client.id), ("redirect_uri", redirectURI), ("scope", scope), ("state", state),
             ("nonce", nonce),
-        ]
+        ] + extra
         var verifier: String?
         if pkce {
             let pair = Self.pkcePair()

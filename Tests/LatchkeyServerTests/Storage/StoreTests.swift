@@ -17,7 +17,7 @@ enum Backends {
 
     /// Every table any version of the schema has had, for emptying the PostgreSQL test database.
     static let tables = [
-        "oidc_device_codes", "oidc_client_assertions", "console_sessions", "admin_setup_links", "admin_roles", "sessions", "ceremonies", "used_challenges", "server_keys", "credentials", "accounts", "housekeeping", "rate_limits",
+        "oidc_account_claims", "oidc_group_claims", "oidc_logout_outbox", "oidc_device_codes", "oidc_client_assertions", "console_sessions", "admin_setup_links", "admin_roles", "sessions", "ceremonies", "used_challenges", "server_keys", "credentials", "accounts", "housekeeping", "rate_limits",
         "audit_events", "admin_keys", "webhook_outbox", "recovery_grants", "device_requests", "invitation_uses", "invitations",
         "oidc_refresh_tokens", "oidc_codes", "oidc_grants", "oidc_consents", "oidc_clients", "email_tokens", "mail_log",
         "metadata_entries", "metadata_blob", "usernames",
