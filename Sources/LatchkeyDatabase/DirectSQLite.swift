@@ -128,8 +128,11 @@ package final class DirectSQLite: @unchecked Sendable {
     /// Binds the store's typed values to their positions.
     private static func binding(_ values: [StoreValue]) -> (OpaquePointer) throws -> Void {
         { statement in
-            for (index, value) in values.enumerated() {
-                try SQLiteBinding.bind(value, to: statement, at: Int32(index + 1))
+            // An index loop: a debug build's `enumerated()` allocated per value.
+            var index = 0
+            while index < values.count {
+                try SQLiteBinding.bind(values[index], to: statement, at: Int32(index + 1))
+                index += 1
             }
         }
     }

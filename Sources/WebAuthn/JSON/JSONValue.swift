@@ -72,7 +72,13 @@ public struct JSONObject: Sendable, Equatable {
     /// The value of `key`; the last one when it occurs more than once. Objects here have a handful of
     /// members, so a scan beats hashing every key.
     public subscript(key: String) -> JSONValue? {
-        members.last { $0.key == key }?.value
+        // An index loop, not `last(where:)`: unspecialized in a debug build, that allocated per member.
+        var index = members.count
+        while index > 0 {
+            index -= 1
+            if members[index].key == key { return members[index].value }
+        }
+        return nil
     }
 
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
