@@ -159,6 +159,8 @@ struct JSONParser {
             depth -= 1
             return JSONObject(members)
         }
+        // Room for a WebAuthn object's members at once: growing from empty reallocated two or three times.
+        members.reserveCapacity(8)
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw fail("expected a member name") }
@@ -187,6 +189,7 @@ struct JSONParser {
             depth -= 1
             return elements
         }
+        elements.reserveCapacity(4)
         while true {
             elements.append(try value())
             skipWhitespace()
