@@ -86,7 +86,7 @@ private struct Reader {
         }
         let n = Int(count)
         defer { position += n }
-        return Array(bytes[position..<position + n])
+        return [UInt8](copying: bytes, from: position, count: n)
     }
 
     /// The argument of an item head: nil means indefinite length (additional information 31).

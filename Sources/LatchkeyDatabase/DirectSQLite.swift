@@ -128,8 +128,11 @@ package final class DirectSQLite: @unchecked Sendable {
     /// Binds the store's typed values to their positions.
     private static func binding(_ values: [StoreValue]) -> (OpaquePointer) throws -> Void {
         { statement in
-            for (index, value) in values.enumerated() {
-                try SQLiteBinding.bind(value, to: statement, at: Int32(index + 1))
+            // An index loop: a debug build's `enumerated()` allocated per value.
+            var index = 0
+            while index < values.count {
+                try SQLiteBinding.bind(values[index], to: statement, at: Int32(index + 1))
+                index += 1
             }
         }
     }
@@ -167,7 +170,14 @@ package final class DirectSQLite: @unchecked Sendable {
             guard status == SQLITE_ROW else {
                 throw Failure(description: "step failed: \(String(cString: sqlite3_errmsg(handle)))", code: status & 0xFF)
             }
-            let values = (0..<Int32(prepared.columns.names.count)).map { SQLiteBinding.value(of: statement, column: $0) }
+            // An index loop: a debug build's `map` over a range allocated per column.
+            var values: [SQLiteBinding.Value] = []
+            values.reserveCapacity(prepared.columns.names.count)
+            var column: Int32 = 0
+            while column < Int32(prepared.columns.names.count) {
+                values.append(SQLiteBinding.value(of: statement, column: column))
+                column += 1
+            }
             onRow(DirectSQLiteRow(columns: prepared.columns, values: values))
         }
     }

@@ -53,6 +53,8 @@ struct BenchCommand: AsyncParsableCommand {
     var forwardAuth = false
     @Flag(help: "Also measure a whole recovery: per iteration an operator's grant (POST /api/admin/accounts/ID/recovery with a recovery key the benchmark stores), its code exchanged for a restricted session, and a new passkey added with it (options, SoftAuthenticator, verify).")
     var recovery = false
+    @Flag(help: "Also measure the physical limit (implies --floor; a server the benchmark starts): after the load, on the server's core, one P-256 verification of a login's signature and one durable commit of a login's writes (and of a new account's), through the server's own code on its database; each flow is reported against floor + verifications + commit.")
+    var limit = false
 
     enum LoadGenerator: String, ExpressibleByArgument {
         case lean
@@ -74,6 +76,9 @@ struct BenchCommand: AsyncParsableCommand {
         }
         guard !forwardAuth || (client == .lean && server == nil) else {
             throw ValidationError("--forward-auth runs with the lean client, on a server the benchmark starts (with its forward-auth rule)")
+        }
+        guard !limit || server == nil else {
+            throw ValidationError("--limit measures commits on the database of a server the benchmark starts; it does not go with --server")
         }
         guard !oidc || server == nil else {
             throw ValidationError("--oidc registers its client in the database of the server the benchmark starts; it does not go with --server")
@@ -127,9 +132,12 @@ struct BenchCommand: AsyncParsableCommand {
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 64)
         let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
-            try await measureAll(
+            let perCount = try await measureAll(
                 api: BenchAPI(http: http, base: target.base), target: target, pids: pids, clientCounts: clientCounts, register: accounts - bulkInserted,
                 adminKey: adminKey)
+            if limit, let started {
+                try await measureLimit(database: try DatabaseLocation(parsing: started.database), perCount: perCount, serverPid: started.pid)
+            }
             if let started {
                 let memory = ProcessStats.residentMemory(of: started.pid)
                 let size = try await BulkAccounts.size(of: try DatabaseLocation(parsing: started.database), logger: Logger(label: "bench"))
@@ -143,7 +151,11 @@ struct BenchCommand: AsyncParsableCommand {
         try await http.shutdown()
     }
 
-    private func measureAll(api: BenchAPI, target: BenchTarget, pids: [Int32], clientCounts: [Int], register: Int, adminKey: String?) async throws {
+    /// Measures every client count; returns the server's CPU µs per iteration of each, by client count.
+    private func measureAll(
+        api: BenchAPI, target: BenchTarget, pids: [Int32], clientCounts: [Int], register: Int, adminKey: String?
+    ) async throws -> [Int: [Iteration: Double]] {
+        var perCount: [Int: [Iteration: Double]] = [:]
         let where_ = server == nil ? "started: pid \(pids[0]), LOG_LEVEL=\(serverLogLevel)" : "server pids \(pids.isEmpty ? "not given" : pids.map(String.init).joined(separator: ","))"
         print("latchkey bench: \(target.base) (\(where_))\(pin ? ", server pinned to core 0, load generator to cores 1–\(CPUAffinity.coreCount - 1)" : ""), \(client.rawValue) client, registering \(register) accounts…")
         let loginUsers = try await seed(api: api, origin: target.origin, count: register, keep: clientCounts.max() ?? 1)
@@ -155,7 +167,7 @@ struct BenchCommand: AsyncParsableCommand {
         for count in clientCounts {
             var perLogin: [Iteration: Double] = [:]
             for iteration in [Iteration.login] + (registration ? [.registration] : []) + (oidc ? [.oidc] : [])
-                + (recovery ? [.recovery] : []) + (floor ? [.floor] : []) + (forwardAuth ? [.forwardAuth, .forwardAuthFloor] : []) {
+                + (recovery ? [.recovery] : []) + (floor || limit ? [.floor] : []) + (forwardAuth ? [.forwardAuth, .forwardAuthFloor] : []) {
                 let before = cpu()
                 let result = try await measure(
                     api: api, target: target, users: Array(loginUsers.prefix(count)), iteration: iteration, adminKey: adminKey)
@@ -184,7 +196,9 @@ struct BenchCommand: AsyncParsableCommand {
                     print(String(format: "ratio           %7d  server CPU per registration / floor: %.2f×", count, registration / floor))
                 }
             }
+            perCount[count] = perLogin
         }
+        return perCount
     }
 
     /// What one client does per measured iteration.

@@ -107,7 +107,11 @@ public func buildApplication(
         server: .latchkey(configuration, certificate: certificate),
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port), serverName: "Latchkey"),
         services: services,
-        onServerRunning: { channel in await onListening(channel.localAddress) },
+        onServerRunning: { channel in
+            // Start-up's short-lived trees are freed by now: their pages go back to the system.
+            HeapTrim.now()
+            await onListening(channel.localAddress)
+        },
         eventLoopGroupProvider: .shared(loops),
         logger: logger)
     return LatchkeyApplication(application: application, store: latchkey.store)

@@ -1,5 +1,6 @@
 import Foundation
 import LatchkeyDatabase
+import LatchkeyRuntime
 import Logging
 import Metrics
 import ServiceLifecycle
@@ -37,6 +38,8 @@ struct Housekeeping: Service {
                 } catch {
                     logger.warning("housekeeping failed", metadata: ["error": "\(DatabaseFailure.summary(error))"])
                 }
+                // What a burst of requests since the last round left free in the heap goes back to the system.
+                HeapTrim.now()
                 try? await Task.sleep(for: .milliseconds(Int64(interval * 1000)))
             }
         }

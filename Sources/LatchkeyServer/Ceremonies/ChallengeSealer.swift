@@ -76,7 +76,7 @@ struct ChallengeSealer: Sendable {
     }
 
     /// The digest a completed ceremony records (`UsedChallenge`).
-    static func digest(_ challenge: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: challenge)) }
+    static func digest(_ challenge: [UInt8]) -> [UInt8] { SHA256.hash(data: challenge).withUnsafeBytes { Array($0) } }
 
     private static func append(_ bytes: [UInt8]?, to plain: inout [UInt8]) {
         guard let bytes else {
@@ -98,13 +98,14 @@ struct ChallengeSealer: Sendable {
         mutating func take(_ count: Int) -> [UInt8]? {
             guard count <= bytes.count - offset else { return nil }
             defer { offset += count }
-            return Array(bytes[offset..<offset + count])
+            return [UInt8](copying: bytes, from: offset, count: count)
         }
 
         /// A length-prefixed field: .some(nil) when marked absent, nil when the bytes run out.
         mutating func field() -> [UInt8]?? {
-            guard let length = take(2) else { return nil }
-            let count = UInt16(length[0]) << 8 | UInt16(length[1])
+            guard bytes.count - offset >= 2 else { return nil }
+            let count = UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
+            offset += 2
             if count == ChallengeSealer.absent { return .some(nil) }
             guard let value = take(Int(count)) else { return nil }
             return .some(value)

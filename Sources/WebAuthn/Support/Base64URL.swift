@@ -60,7 +60,9 @@ public enum Base64URL {
         // A lone trailing sextet cannot encode a whole byte.
         guard count % 4 != 1 else { return nil }
         let table = reverse
-        return table.withUnsafeBufferPointer { table -> [UInt8]? in
+        return table.withUnsafeBufferPointer { tableBuffer -> [UInt8]? in
+            // Pointers, not the buffers' subscripts: their checked accessors are calls in a debug build.
+            guard let table = tableBuffer.baseAddress, let input = input.baseAddress else { return [] }
             var out = [UInt8]()
             out.reserveCapacity(count * 3 / 4)
             var i = 0

@@ -19,7 +19,7 @@ struct ByteReader {
     mutating func read(_ count: Int) throws(OutOfBytes) -> [UInt8] {
         guard count >= 0, count <= remaining else { throw OutOfBytes(offset: position, wanted: count) }
         defer { position += count }
-        return Array(bytes[position..<position + count])
+        return [UInt8](copying: bytes, from: position, count: count)
     }
 
     mutating func readUInt8() throws(OutOfBytes) -> UInt8 {
@@ -29,18 +29,20 @@ struct ByteReader {
     }
 
     mutating func readUInt16() throws(OutOfBytes) -> UInt16 {
-        let b = try read(2)
-        return UInt16(b[0]) << 8 | UInt16(b[1])
+        guard remaining >= 2 else { throw OutOfBytes(offset: position, wanted: 2) }
+        defer { position += 2 }
+        return UInt16(bytes[position]) << 8 | UInt16(bytes[position + 1])
     }
 
     mutating func readUInt32() throws(OutOfBytes) -> UInt32 {
-        let b = try read(4)
-        return b.reduce(0) { $0 << 8 | UInt32($1) }
+        guard remaining >= 4 else { throw OutOfBytes(offset: position, wanted: 4) }
+        defer { position += 4 }
+        return UInt32(bytes[position]) << 24 | UInt32(bytes[position + 1]) << 16 | UInt32(bytes[position + 2]) << 8 | UInt32(bytes[position + 3])
     }
 
     /// The bytes not yet read, without consuming them.
     func peekRest() -> [UInt8] {
-        Array(bytes[position...])
+        [UInt8](copying: bytes, from: position, count: bytes.count - position)
     }
 
     mutating func skip(_ count: Int) throws(OutOfBytes) {

@@ -49,12 +49,18 @@ public struct AuthenticationResult: Sendable, Equatable {
 /// An AAGUID in its usual textual form (8-4-4-4-12 lowercase hex); other lengths as plain hex.
 public enum AAGUIDFormat {
     public static func string(_ bytes: [UInt8]) -> String {
-        let hex = bytes.map { byte in
-            let s = String(byte, radix: 16)
-            return s.count == 1 ? "0" + s : s
-        }.joined()
-        guard hex.count == 32 else { return hex }
-        let chars = Array(hex)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(chars[$0]) }.joined(separator: "-")
+        // Written byte by byte into one buffer (a string per byte, then joins, was 33 allocations a registration
+        // in a debug build).
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2 + 4)
+        var index = 0
+        while index < bytes.count {
+            if bytes.count == 16, index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(bytes[index] >> 4)])
+            text.append(digits[Int(bytes[index] & 0x0F)])
+            index += 1
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -91,6 +91,20 @@ struct JSONWriterTests {
         }
     }
 
+    /// Integers as the writer puts them digit by digit (no `String` in between): zero, powers of ten and
+    /// their neighbours, negatives and both ends of `Int`.
+    struct Numbers: Encodable, JSONWritable {
+        let values: [Int]
+        func write(to json: inout JSONWriter) {
+            json.object { $0.member("values") { $0.array(values) { $0.int($1) } } }
+        }
+    }
+
+    @Test("integers, from Int.min to Int.max")
+    func integers() throws {
+        try expectSame(Numbers(values: [0, 1, 9, 10, 11, 99, 100, 101, 999_999, 1_000_000, -1, -9, -10, -300_000, Int.max, Int.min, Int.max - 1, Int.min + 1]))
+    }
+
     @Test("error bodies")
     func errors() throws {
         try expectSame(ErrorBody(error: .init(code: "unknown_challenge", message: "§7.2 step 9: \"x\" ≠ y/z \\ \n")))
