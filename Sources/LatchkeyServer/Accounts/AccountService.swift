@@ -53,7 +53,7 @@ struct AccountService: Sendable {
     /// revoked. False when the app has none.
     func revokeApp(accountId: String, clientId: String, origin: AuditOrigin) async throws -> Bool {
         let at = now()
-        return try await store.revokeOIDCApp(accountId: accountId, clientId: clientId, at: at) { name in
+        return try await store.oidcApps.revoke(accountId: accountId, clientId: clientId, at: at) { name in
             origin.event(.oidcGrantRevoked, at: at, account: accountId, detail: ["client": .text(clientId), "clientName": .text(name)])
         }
     }

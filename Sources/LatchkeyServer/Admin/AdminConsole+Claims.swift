@@ -31,7 +31,7 @@ extension AdminConsole {
     }
 
     /// The command line names exactly one of them (`ClaimsCommand` checks).
-    private static func holder(_ account: String?, _ group: String?) -> Store.ClaimHolder {
+    private static func holder(_ account: String?, _ group: String?) -> OIDCClaimStore.ClaimHolder {
         if let account { return .account(account) }
         return .group(group ?? "")
     }

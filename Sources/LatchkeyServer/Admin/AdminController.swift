@@ -76,7 +76,7 @@ struct AdminController: Sendable {
         }
         for holder in ["accounts/:id", "groups/:id"] {
             let ofAccount = holder.hasPrefix("accounts")
-            @Sendable func who(_ context: Context) throws -> Store.ClaimHolder {
+            @Sendable func who(_ context: Context) throws -> OIDCClaimStore.ClaimHolder {
                 let id = try context.parameters.require("id")
                 return ofAccount ? .account(id) : .group(id)
             }

@@ -7,18 +7,18 @@ import LatchkeyAPI
 /// its value, which the trail — and so the webhooks — need not carry).
 extension AdminService {
     /// `holder`'s claims, by name (404 for an account that does not exist).
-    func claims(of holder: Store.ClaimHolder) async throws -> [OIDCClaimJSON] {
+    func claims(of holder: OIDCClaimStore.ClaimHolder) async throws -> [OIDCClaimJSON] {
         try await checked(holder)
-        return try await store.oidcClaims(of: holder).map { OIDCClaimJSON($0) }
+        return try await store.oidcClaims.claims(of: holder).map { OIDCClaimJSON($0) }
     }
 
-    func setClaim(named name: String, _ request: OIDCClaimRequest, of holder: Store.ClaimHolder, origin: AuditOrigin) async throws -> OIDCClaimJSON {
+    func setClaim(named name: String, _ request: OIDCClaimRequest, of holder: OIDCClaimStore.ClaimHolder, origin: AuditOrigin) async throws -> OIDCClaimJSON {
         try await checked(holder)
         let claim = OIDCCustomClaim(
             name: try OIDCClaimRules.name(name), value: try OIDCClaimRules.value(request.value), scope: try OIDCClaimRules.scope(request.scope),
             updatedAt: now())
         let event = Self.claimEvent(.oidcClaimSet, claim.name, scope: claim.scope, of: holder, at: claim.updatedAt, origin: origin)
-        switch try await store.setOIDCClaim(claim, of: holder, limit: OIDCClaimRules.perSubject, event: event) {
+        switch try await store.oidcClaims.set(claim, of: holder, limit: OIDCClaimRules.perSubject, event: event) {
         case .stored: return OIDCClaimJSON(claim)
         case .unknownAccount: throw APIError.unknownAccount
         case .full:
@@ -26,16 +26,16 @@ extension AdminService {
         }
     }
 
-    func removeClaim(named name: String, of holder: Store.ClaimHolder, origin: AuditOrigin) async throws {
+    func removeClaim(named name: String, of holder: OIDCClaimStore.ClaimHolder, origin: AuditOrigin) async throws {
         try await checked(holder)
         let event = Self.claimEvent(.oidcClaimRemoved, name, scope: nil, of: holder, at: now(), origin: origin)
-        guard try await store.removeOIDCClaim(named: name, of: holder, event: event) else {
+        guard try await store.oidcClaims.remove(named: name, of: holder, event: event) else {
             throw APIError(.unknownClaim, "There is no claim of this name here (latchkey admin claims list).")
         }
     }
 
     /// An account that exists (404 otherwise); a group name by the groups' rule (422 otherwise).
-    private func checked(_ holder: Store.ClaimHolder) async throws {
+    private func checked(_ holder: OIDCClaimStore.ClaimHolder) async throws {
         switch holder {
         case .account(let id):
             guard try await store.accountProfile(id: id) != nil else { throw APIError.unknownAccount }
@@ -45,7 +45,7 @@ extension AdminService {
     }
 
     private static func claimEvent(
-        _ kind: AuditEvent.Kind, _ name: String, scope: String?, of holder: Store.ClaimHolder, at date: Date, origin: AuditOrigin
+        _ kind: AuditEvent.Kind, _ name: String, scope: String?, of holder: OIDCClaimStore.ClaimHolder, at date: Date, origin: AuditOrigin
     ) -> AuditEvent {
         var detail: AuditDetail = ["claim": .text(String(name.prefix(64)))]
         if let scope { detail.members.append(("scope", .text(scope))) }

@@ -10,7 +10,7 @@ import WebAuthn
 /// again (the JWKS's RSA keys, the web origins CORS allows).
 extension AdminService {
     func clients() async throws -> [OIDCClientJSON] {
-        try await store.oidcClients().map(OIDCClientJSON.init)
+        try await store.oidcClients.all().map(OIDCClientJSON.init)
     }
 
     func client(id: String) async throws -> OIDCClientJSON {
@@ -36,7 +36,7 @@ extension AdminService {
             let event = origin.event(.oidcClientCreated, at: at, account: nil, detail: [
                 "client": .text(client.id), "clientName": .text(client.name), "public": .flag(client.isPublic),
             ])
-            if try await store.insertOIDCClient(client, event: event) {
+            if try await store.oidcClients.insert(client, event: event) {
                 await clientFacts?.forget()
                 return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret)
             }
@@ -73,7 +73,7 @@ extension AdminService {
         if secretChanged { client.credentialsGeneration = OIDCClientRules.generation() }
         try OIDCClientRules.check(client)
         let (clientId, clientName, fields) = (client.id, client.name, changed.joined(separator: ","))
-        guard let revoked = try await store.updateOIDCClient(client, secretChanged: secretChanged, event: { revoked in
+        guard let revoked = try await store.oidcClients.update(client, secretChanged: secretChanged, event: { revoked in
             var detail: AuditDetail = ["client": .text(clientId), "clientName": .text(clientName), "fields": .text(fields)]
             if let revoked { detail.members.append(("grantsRevoked", .number(revoked))) }
             return origin.event(.oidcClientUpdated, at: at, account: nil, detail: detail)
@@ -96,7 +96,7 @@ extension AdminService {
         client.secretHash = secretHash
         client.updatedAt = now()
         let (at, clientId, clientName) = (client.updatedAt, client.id, client.name)
-        guard let revoked = try await store.rotateOIDCClientSecret(id: id, secretHash: secretHash, at: at, event: { revoked in
+        guard let revoked = try await store.oidcClients.rotateSecret(id: id, secretHash: secretHash, at: at, event: { revoked in
             origin.event(.oidcClientSecretRotated, at: at, account: nil, detail: [
                 "client": .text(clientId), "clientName": .text(clientName), "grantsRevoked": .number(revoked),
             ])
@@ -111,7 +111,7 @@ extension AdminService {
     func removeClient(id: String, origin: AuditOrigin) async throws {
         let client = try await record(id: id)
         let event = origin.event(.oidcClientRemoved, at: now(), account: nil, detail: ["client": .text(client.id), "clientName": .text(client.name)])
-        guard try await store.deleteOIDCClient(id: id, event: event) else { throw APIError.unknownClient }
+        guard try await store.oidcClients.delete(id: id, event: event) else { throw APIError.unknownClient }
         await clientFacts?.forget()
     }
 
@@ -146,7 +146,7 @@ extension AdminService {
     }
 
     private func record(id: String) async throws -> OIDCClientRecord {
-        guard let client = try await store.oidcClient(id: id) else { throw APIError.unknownClient }
+        guard let client = try await store.oidcClients.client(id: id) else { throw APIError.unknownClient }
         return client
     }
 }

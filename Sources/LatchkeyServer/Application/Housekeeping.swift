@@ -60,11 +60,11 @@ struct Housekeeping: Service {
             // Email confirmation links once expired; the mail log once outside every limit's window.
             try await store.emails.purge(tokensExpiredBefore: now, loggedBefore: now - 86400)
             // OpenID Connect grants a day past their end, with their codes and refresh tokens.
-            try await store.purgeOIDCGrants(now: now)
+            try await store.oidcGrants.purge(now: now)
             // Device authorizations (RFC 8628) once expired.
-            try await store.purgeOIDCDeviceCodes(now: now)
+            try await store.oidcDeviceCodes.purge(now: now)
             // Used client assertions (private_key_jwt) once their exp has passed.
-            try await store.purgeOIDCClientAssertions(now: now)
+            try await store.oidcClients.purgeAssertions(now: now)
             // Sign-up links asked for by mail (--signup-domain) a day past their end, unused.
             try await store.invitations.purgeMailed(before: now - 86400)
             // The admin console's sessions and the first administrator's setup links once expired.

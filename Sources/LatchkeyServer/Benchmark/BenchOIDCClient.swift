@@ -21,7 +21,7 @@ public enum BenchOIDCClient {
                 id: id, name: "latchkey bench", secretHash: SecretDigest.of(secret), redirectURIs: [redirectURI], postLogoutURIs: [],
                 idTokenAlgorithm: "ES256", firstParty: true, scopes: OIDCScope.supported, allowedGroups: [], createdAt: now, updatedAt: now,
                 createdBy: "bench")
-            _ = try await store.insertOIDCClient(client, event: AuditOrigin(actor: "bench").event(.oidcClientCreated, at: now, account: nil))
+            _ = try await store.oidcClients.insert(client, event: AuditOrigin(actor: "bench").event(.oidcClientCreated, at: now, account: nil))
         } catch {
             try? await connections.shutdown()
             throw error

@@ -15,7 +15,7 @@ struct AccountAppsController: Sendable {
         let routes = RouteCollection(context: Context.self).add(middleware: signedIn)
         routes.get("account/apps") { _, context in
             let caller = try context.signedInCaller()
-            return JSONArrayBody(elements: try await store.oidcApps(accountId: caller.accountId, now: now()).map(AccountAppJSON.init))
+            return JSONArrayBody(elements: try await store.oidcApps.apps(accountId: caller.accountId, now: now()).map(AccountAppJSON.init))
         }
         routes.delete("account/apps/:clientId") { request, context in
             let caller = try context.signedInCaller()

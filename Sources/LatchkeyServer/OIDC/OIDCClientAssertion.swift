@@ -50,7 +50,7 @@ enum OIDCClientAssertion {
             return refuse("client_assertion names no client (sub).")
         }
         if let clientId, clientId != subject { return refuse("client_id differs from the client_assertion's sub.") }
-        guard let client = try await provider.store.oidcClient(id: subject), let jwks = client.jwks else {
+        guard let client = try await provider.store.oidcClients.client(id: subject), let jwks = client.jwks else {
             return refuse("No such client, or it has no registered keys (private_key_jwt).")
         }
         let keys = JWTKeyCollection.gated()
@@ -68,7 +68,7 @@ enum OIDCClientAssertion {
         }
         if let nbf = claims.nbf, nbf.value > now.addingTimeInterval(60) { return refuse("client_assertion is not valid yet (nbf).") }
         guard !claims.jti.value.isEmpty, claims.jti.value.utf8.count <= 256 else { return refuse("client_assertion needs a jti.") }
-        guard try await provider.store.useOIDCClientAssertion(
+        guard try await provider.store.oidcClients.useAssertion(
             clientId: client.id, jtiHash: SecretDigest.of(claims.jti.value), expiresAt: claims.exp.value, at: now, liveLimit: liveLimit)
         else { return refuse("client_assertion was used before (its jti); sign a new one for each request.") }
         return .success(client)

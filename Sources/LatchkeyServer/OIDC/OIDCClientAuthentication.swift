@@ -46,7 +46,7 @@ enum OIDCClientAuthentication {
             id = parameters["client_id"]
             secret = parameters["client_secret"]
         }
-        guard let id, !id.isEmpty, id.utf8.count <= 128, let client = try await store.oidcClient(id: id) else {
+        guard let id, !id.isEmpty, id.utf8.count <= 128, let client = try await store.oidcClients.client(id: id) else {
             return .failure(.invalidClient("No such client.", basic: basic))
         }
         switch (client.secretHash, secret) {

@@ -34,7 +34,7 @@ actor OIDCClientFacts {
         let date = now()
         if let remembered, date >= remembered.at, date.timeIntervalSince(remembered.at) < Self.lifetime { return remembered.facts }
         var facts = Facts()
-        for client in try await store.oidcClients() {
+        for client in try await store.oidcClients.all() {
             if client.idTokenAlgorithm == "RS256" { facts.anyRS256 = true }
             facts.webOrigins.formUnion(client.redirectURIs.compactMap(Self.webOrigin(of:)))
         }

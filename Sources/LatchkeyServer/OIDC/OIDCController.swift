@@ -227,7 +227,7 @@ struct OIDCController: Sendable {
             return OAuthError.invalidToken("Send the access token as Authorization: Bearer <token>.", missing: true).response
         }
         guard token.utf8.count <= 4096, let found = try await provider.tokens.introspect(token), let grant = found.grant,
-              grant.scopes.contains(OIDCScope.openid), let client = try await provider.store.oidcClient(id: grant.clientId),
+              grant.scopes.contains(OIDCScope.openid), let client = try await provider.store.oidcClients.client(id: grant.clientId),
               let released = try await OIDCUserClaims.load(accountId: grant.accountId, scopes: grant.scopes, client: client, store: provider.store)
         else { return OAuthError.invalidToken("The access token is not active.").response }
         return Self.json(released.json(sub: grant.accountId), cache: "no-store")
@@ -263,7 +263,7 @@ struct OIDCController: Sendable {
                 return Response(status: .ok, headers: [.cacheControl: "no-store"])
             }
         } else if token.utf8.count <= 128 {
-            grant = try await provider.store.oidcGrant(refreshHash: SecretDigest.of(token))
+            grant = try await provider.store.oidcGrants.grant(refreshHash: SecretDigest.of(token))
         }
         // §2.1: another client's token is refused (and left alone); §2.2: an unknown one is answered like a
         // revoked one.
@@ -302,7 +302,7 @@ struct OIDCController: Sendable {
         if let asked = parameters["client_id"], let hinted = result.hint?.aud.value.first, asked != hinted {
             throw APIError(.oidcInvalidClient, "The sign-out request names two different apps.")
         }
-        if let clientId, clientId.utf8.count <= 128 { result.client = try await provider.store.oidcClient(id: clientId) }
+        if let clientId, clientId.utf8.count <= 128 { result.client = try await provider.store.oidcClients.client(id: clientId) }
         if let uri = parameters["post_logout_redirect_uri"] {
             guard let client = result.client else {
                 throw APIError(.oidcInvalidClient, "The sign-out request asks to return to an app but does not say which (client_id or id_token_hint).")

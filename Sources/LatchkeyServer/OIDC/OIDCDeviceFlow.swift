@@ -96,7 +96,7 @@ struct OIDCDeviceFlow: Sendable {
             let record = OIDCDeviceRecord(
                 deviceHash: SecretDigest.of(deviceCode), userHash: SecretDigest.of(Self.normalized(userCode) ?? userCode), clientId: client.id,
                 scopes: scopes, requester: requester, createdAt: at, expiresAt: at.addingTimeInterval(Self.lifetime), interval: Self.interval)
-            if try await store.insertOIDCDeviceCode(record, perRequester: Self.perRequester, liveLimit: Self.liveLimit) {
+            if try await store.oidcDeviceCodes.insert(record, perRequester: Self.perRequester, liveLimit: Self.liveLimit) {
                 return .success(Answer(
                     deviceCode: deviceCode, userCode: userCode, verificationURI: provider.settings.issuer + "/device",
                     expiresIn: Int(Self.lifetime), interval: Self.interval))
@@ -112,8 +112,8 @@ struct OIDCDeviceFlow: Sendable {
     /// The live, undecided authorization with `userCode`, for a signed-in person.
     func pending(userCode: String) async throws -> (OIDCDeviceRecord, OIDCClientRecord) {
         let date = provider.now()
-        guard let letters = Self.normalized(userCode), let record = try await store.oidcDeviceCode(userHash: SecretDigest.of(letters)),
-              record.expiresAt > date, record.decidedAt == nil, let client = try await store.oidcClient(id: record.clientId)
+        guard let letters = Self.normalized(userCode), let record = try await store.oidcDeviceCodes.code(userHash: SecretDigest.of(letters)),
+              record.expiresAt > date, record.decidedAt == nil, let client = try await store.oidcClients.client(id: record.clientId)
         else {
             throw APIError(.unknownUserCode, "No sign-in is waiting for this code: check it against the device, or start again there (codes last 10 minutes).")
         }
@@ -144,7 +144,7 @@ struct OIDCDeviceFlow: Sendable {
                 scopes: record.scopes, nonce: nil, authTime: session.createdAt, amr: AccessTokenClaims.methods(of: session), createdAt: date,
                 expiresAt: record.expiresAt)
             if !client.firstParty {
-                let known = try await store.oidcConsent(accountId: session.accountId, clientId: client.id) ?? []
+                let known = try await store.oidcGrants.consent(accountId: session.accountId, clientId: client.id) ?? []
                 let union = Array(Set(known).union(record.scopes)).sorted()
                 consent = union
                 events.append(origin.event(.oidcConsentGiven, at: date, account: session.accountId, detail: [
@@ -153,7 +153,7 @@ struct OIDCDeviceFlow: Sendable {
             }
         }
         events.append(origin.event(allow ? .oidcDeviceApproved : .oidcDeviceDenied, at: date, account: session.accountId, detail: detail))
-        guard try await store.decideOIDCDeviceCode(
+        guard try await store.oidcDeviceCodes.decide(
             userHash: record.userHash, accountId: session.accountId, grant: grant, consent: consent, at: date, events: events)
         else {
             throw APIError(.unknownUserCode, "This code was answered already, or has expired.")

@@ -85,7 +85,7 @@ struct OIDCLogoutDelivery: Service {
     private func deliver(_ item: Store.OIDCLogoutDue, clients: WebhookClients) async {
         let client: OIDCClientRecord?
         do {
-            client = try await store.oidcClient(id: item.clientId)
+            client = try await store.oidcClients.client(id: item.clientId)
         } catch {
             return // The lease runs out and it is claimed again.
         }

@@ -52,7 +52,7 @@ struct OIDCProvider: Sendable {
             throw OIDCAuthorizationRequest.Problem.page(APIError(.oidcMalformedRequest, "The sign-in request \(error.reason); go back to the app and start again."))
         }
         var client: OIDCClientRecord?
-        if let id = parameters["client_id"], id.utf8.count <= 128 { client = try await store.oidcClient(id: id) }
+        if let id = parameters["client_id"], id.utf8.count <= 128 { client = try await store.oidcClients.client(id: id) }
         return try OIDCAuthorizationRequest.read(parameters, client: client)
     }
 
@@ -94,9 +94,9 @@ struct OIDCProvider: Sendable {
         if consent == false { return refuse(.accessDenied, "the person declined") }
         var consentGiven: [String]?
         if consent == true {
-            consentGiven = Array(Set(try await store.oidcConsent(accountId: session.accountId, clientId: client.id) ?? []).union(request.scopes)).sorted()
+            consentGiven = Array(Set(try await store.oidcGrants.consent(accountId: session.accountId, clientId: client.id) ?? []).union(request.scopes)).sorted()
         } else if !client.firstParty {
-            let known = try await store.oidcConsent(accountId: session.accountId, clientId: client.id)
+            let known = try await store.oidcGrants.consent(accountId: session.accountId, clientId: client.id)
             let covered = known.map { Set(request.scopes).isSubset(of: Set($0)) } ?? false
             if !covered || request.prompts.contains("consent") {
                 return silent ? refuse(.consentRequired, "the person has not allowed this app yet") : interaction(.consent)
@@ -114,7 +114,7 @@ struct OIDCProvider: Sendable {
                 "client": .text(client.id), "clientName": .text(client.name), "scope": .text(consentGiven.joined(separator: " ")),
             ]), at: 0)
         }
-        try await store.issueAuthorizationCode(
+        try await store.oidcGrants.issueCode(
             grant: grant, code: OIDCCodeRecord(
                 codeHash: SecretDigest.of(code), grantId: grant.id, redirectURI: request.redirectURI, codeChallenge: request.codeChallenge,
                 expiresAt: grant.expiresAt),
@@ -127,7 +127,7 @@ struct OIDCProvider: Sendable {
     /// A token revoked by the client it was issued to (RFC 7009): its grant and every token of it end.
     func revoke(_ grant: OIDCGrantRecord, by client: OIDCClientRecord, origin: AuditOrigin) async throws {
         let date = now()
-        try await store.revokeOIDCGrant(grant, at: date, events: [
+        try await store.oidcGrants.revoke(grant, at: date, events: [
             origin.event(.oidcGrantRevoked, at: date, account: grant.accountId, detail: OIDCTokenEndpoint.detail(client)),
         ])
     }
@@ -138,7 +138,7 @@ struct OIDCProvider: Sendable {
         let date = now()
         var detail = OIDCTokenEndpoint.detail(client)
         detail.members.append(("grantType", .text(OIDCGrantType.clientCredentials)))
-        try await store.revokeOIDCClientCredentials(client, event: origin.event(.oidcGrantRevoked, at: date, account: nil, detail: detail))
+        try await store.oidcClients.revokeCredentials(client, event: origin.event(.oidcGrantRevoked, at: date, account: nil, detail: detail))
     }
 
     /// RP-initiated logout: the person's session ends (and with it the grants it gave), audited with the
@@ -146,7 +146,7 @@ struct OIDCProvider: Sendable {
     func endSession(token: String, accountId: String, client: OIDCClientRecord?, origin: AuditOrigin) async throws {
         let date = now()
         let detail: AuditDetail = client.map(OIDCTokenEndpoint.detail) ?? [:]
-        try await store.endSessionForOIDCLogout(
+        try await store.oidcGrants.endSessionForLogout(
             sessionHash: SessionToken.hash(of: token), at: date, events: [origin.event(.oidcLogout, at: date, account: accountId, detail: detail)])
     }
 }

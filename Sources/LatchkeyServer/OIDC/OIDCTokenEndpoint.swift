@@ -86,7 +86,7 @@ struct OIDCTokenEndpoint: Sendable {
         let date = now()
         var detail = Self.detail(client)
         detail.members.append(("scope", .text(scopes.joined(separator: " "))))
-        try await store.recordClientCredentialsIssued(event: origin.event(.oidcClientCredentialsIssued, at: date, account: nil, detail: detail))
+        try await store.oidcClients.recordCredentialsIssued(event: origin.event(.oidcClientCredentialsIssued, at: date, account: nil, detail: detail))
         return .success(Tokens(accessToken: accessToken, expiresIn: expiresIn, idToken: nil, refreshToken: nil, scope: scopes.joined(separator: " ")))
     }
 
@@ -101,7 +101,7 @@ struct OIDCTokenEndpoint: Sendable {
         let refresh = Base64URL.encode(RandomBytes.make(32))
         let clientId = client.id
         let settings = provider.settings
-        let outcome = try await store.redeemAuthorizationCode(
+        let outcome = try await store.oidcGrants.redeemCode(
             codeHash: SecretDigest.of(code), at: date,
             accepts: { code, grant in
                 guard grant.clientId == clientId, code.redirectURI == redirectURI else { return false }
@@ -140,7 +140,7 @@ struct OIDCTokenEndpoint: Sendable {
         // RFC 6749 §6: a narrower scope may be asked for, never a wider one; checked before the token is
         // rotated, so a refused request leaves the token as it was.
         let asking = parameters["scope"].map { Set($0.split(separator: " ").map(String.init)) }
-        let outcome = try await store.rotateRefreshToken(
+        let outcome = try await store.oidcGrants.rotateRefreshToken(
             hash: SecretDigest.of(token), newHash: SecretDigest.of(next), clientId: client.id, asking: asking, at: date,
             expiresAt: date.addingTimeInterval(provider.settings.refreshLifetime),
             events: { grant, reused in
@@ -171,7 +171,7 @@ struct OIDCTokenEndpoint: Sendable {
         let settings = provider.settings
         var detail = Self.detail(client)
         detail.members.append(("grantType", .text(OIDCGrantType.deviceCode)))
-        let outcome = try await store.pollOIDCDeviceCode(
+        let outcome = try await store.oidcDeviceCodes.poll(
             deviceHash: SecretDigest.of(code), clientId: client.id, at: date, refreshHash: SecretDigest.of(refresh),
             expiry: { grant in date.addingTimeInterval(grant.isOffline ? settings.refreshLifetime : settings.accessTokenLifetime) },
             events: { [detail] grant in [origin.event(.oidcCodeExchanged, at: date, account: grant.accountId, detail: detail)] })

@@ -36,7 +36,7 @@ struct OIDCUserClaims: Sendable, Equatable {
         guard let profile = try await store.accountProfile(id: accountId) else { return nil }
         var custom: [OIDCCustomClaim] = []
         if !Set(scopes).isDisjoint(with: OIDCClaimRules.scopes) {
-            custom = try await store.releasedOIDCClaims(accountId: accountId, groups: profile.groups)
+            custom = try await store.oidcClaims.released(accountId: accountId, groups: profile.groups)
         }
         return OIDCUserClaims(profile: profile, scopes: scopes, custom: custom, groupsClaim: client.groupsClaim)
     }

@@ -102,7 +102,7 @@ actor AccessTokenIssuer {
             // A client-credentials token: active while the client exists, may still use the grant, has
             // the generation the token names (a rotated secret draws a new one) and every scope it carries.
             guard let oidcIssuer = settings.oidcIssuer, claims.iss.value == oidcIssuer, claims.aud?.value == [clientId],
-                  claims.sub.value == clientId, let client = try await store.oidcClient(id: clientId),
+                  claims.sub.value == clientId, let client = try await store.oidcClients.client(id: clientId),
                   client.allows(OIDCGrantType.clientCredentials), !client.isPublic, !client.credentialsGeneration.isEmpty,
                   ConstantTime.equal(Array(client.credentialsGeneration.utf8), Array(claims.sid.utf8)),
                   Set(OIDCClientRecord.list(claims.scope ?? "")).isSubset(of: Set(client.apiScopes))
@@ -111,7 +111,7 @@ actor AccessTokenIssuer {
         }
         if let clientId = claims.clientId {
             guard let oidcIssuer = settings.oidcIssuer, claims.iss.value == oidcIssuer, claims.aud?.value == [clientId],
-                  let grant = try await store.liveOIDCGrant(id: claims.sid, at: date),
+                  let grant = try await store.oidcGrants.live(id: claims.sid, at: date),
                   grant.clientId == clientId, grant.accountId == claims.sub.value
             else { return nil }
             return Introspection(claims: claims, session: nil, grant: grant)

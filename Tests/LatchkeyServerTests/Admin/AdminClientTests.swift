@@ -30,7 +30,7 @@ struct AdminClientTests {
             #expect(secret.wholeMatch(of: Self.secretShape) != nil, "\(secret)")
             let id = try #require((made.json?["client"] as? [String: Any])?["id"] as? String)
 
-            let stored = try #require(try await flow.application.store.oidcClient(id: id))
+            let stored = try #require(try await flow.application.store.oidcClients.client(id: id))
             #expect(stored.secretHash == Array(SHA256.hash(data: Array(secret.utf8))))
             let seen = [
                 try await api.send(.get, "/api/admin/clients", token: key), try await api.send(.get, "/api/admin/clients/\(id)", token: key),
@@ -45,7 +45,7 @@ struct AdminClientTests {
             let rotated = try await api.send(.post, "/api/admin/clients/\(id)/secret", token: key)
             let newSecret = try #require(rotated.json?["clientSecret"] as? String, "\(rotated.text)")
             #expect(newSecret != secret && newSecret.wholeMatch(of: Self.secretShape) != nil && rotated.json?["grantsRevoked"] as? Int == 0)
-            #expect(try await flow.application.store.oidcClient(id: id)?.secretHash == Array(SHA256.hash(data: Array(newSecret.utf8))))
+            #expect(try await flow.application.store.oidcClients.client(id: id)?.secretHash == Array(SHA256.hash(data: Array(newSecret.utf8))))
             #expect(try await Self.tokenError(flow, id: id, secret: secret) == "invalid_client", "the old secret no longer authenticates")
             #expect(try await Self.tokenError(flow, id: id, secret: newSecret) == "invalid_grant")
 
@@ -63,7 +63,7 @@ struct AdminClientTests {
                 .post, "/api/admin/clients", object: ["id": "immich.app", "name": "Immich", "public": true, "redirectUris": [OIDCTestFlow.native]],
                 token: key)
             #expect(made.status == .created && made.json?["clientSecret"] is NSNull, "\(made.text)")
-            #expect(try await flow.application.store.oidcClient(id: "immich.app")?.secretHash == nil)
+            #expect(try await flow.application.store.oidcClients.client(id: "immich.app")?.secretHash == nil)
             let rotate = try await api.send(.post, "/api/admin/clients/immich.app/secret", token: key)
             #expect(rotate.status == .conflict && rotate.errorCode == "client_is_public", "\(rotate.text)")
             let again = try await api.send(.post, "/api/admin/clients", object: ["id": "immich.app", "name": "Again", "redirectUris": [OIDCTestFlow.callback]], token: key)

@@ -26,7 +26,7 @@ extension StoreTests {
             id: UUID().uuidString, clientId: client, accountId: account, sessionHash: nil, scopes: scopes, nonce: nil, authTime: created,
             amr: ["hwk"], createdAt: created, expiresAt: expires)
         let code = OIDCCodeRecord(codeHash: Array(UUID().uuidString.utf8), grantId: grant.id, redirectURI: "https://x/cb", codeChallenge: nil, expiresAt: expires)
-        try await store.issueAuthorizationCode(grant: grant, code: code, consent: consent, events: [])
+        try await store.oidcGrants.issueCode(grant: grant, code: code, consent: consent, events: [])
         return grant
     }
 
@@ -34,18 +34,18 @@ extension StoreTests {
     func clientSecretWithUpdate(backend: String) async throws {
         try await Backends.with(backend) { store in
             var client = Self.client("grafana")
-            #expect(try await store.insertOIDCClient(client, event: Self.event(.oidcClientCreated)))
-            #expect(try await !store.insertOIDCClient(Self.client("grafana", name: "Other"), event: Self.event(.oidcClientCreated)))
+            #expect(try await store.oidcClients.insert(client, event: Self.event(.oidcClientCreated)))
+            #expect(try await !store.oidcClients.insert(Self.client("grafana", name: "Other"), event: Self.event(.oidcClientCreated)))
             client.secretHash = nil
             client.name = "Grafana"
-            #expect(try await store.updateOIDCClient(client, secretChanged: true, event: { _ in Self.event(.oidcClientUpdated) }) == 0)
-            #expect(try await store.oidcClient(id: "grafana") == client)
+            #expect(try await store.oidcClients.update(client, secretChanged: true, event: { _ in Self.event(.oidcClientUpdated) }) == 0)
+            #expect(try await store.oidcClients.client(id: "grafana") == client)
             client.secretHash = [9, 9, 9]
-            #expect(try await store.updateOIDCClient(client, secretChanged: false, event: { _ in Self.event(.oidcClientUpdated) }) == 0)
-            #expect(try await store.oidcClient(id: "grafana")?.secretHash == nil, "without secretChanged the secret stays")
-            #expect(try await store.updateOIDCClient(client, secretChanged: true, event: { _ in Self.event(.oidcClientUpdated) }) == 0)
-            #expect(try await store.oidcClient(id: "grafana")?.secretHash == [9, 9, 9])
-            #expect(try await store.updateOIDCClient(Self.client("nobody"), secretChanged: true, event: { _ in Self.event(.oidcClientUpdated) }) == nil)
+            #expect(try await store.oidcClients.update(client, secretChanged: false, event: { _ in Self.event(.oidcClientUpdated) }) == 0)
+            #expect(try await store.oidcClients.client(id: "grafana")?.secretHash == nil, "without secretChanged the secret stays")
+            #expect(try await store.oidcClients.update(client, secretChanged: true, event: { _ in Self.event(.oidcClientUpdated) }) == 0)
+            #expect(try await store.oidcClients.client(id: "grafana")?.secretHash == [9, 9, 9])
+            #expect(try await store.oidcClients.update(Self.client("nobody"), secretChanged: true, event: { _ in Self.event(.oidcClientUpdated) }) == nil)
             let kinds = try await store.auditEvents(Store.AuditQuery(limit: 10)).map(\.kind)
             #expect(kinds == [.oidcClientUpdated, .oidcClientUpdated, .oidcClientUpdated, .oidcClientCreated], "\(kinds)")
         }
@@ -57,7 +57,7 @@ extension StoreTests {
             let ada = Self.account()
             try await store.ceremonies.createAccount(ada, credential: Self.credential([0x33, 1], account: ada.id))
             for id in ["grafana", "wiki"] {
-                #expect(try await store.insertOIDCClient(Self.client(id), event: Self.event(.oidcClientCreated)))
+                #expect(try await store.oidcClients.insert(Self.client(id), event: Self.event(.oidcClientCreated)))
             }
             let now = Date()
             let grants = [
@@ -65,17 +65,17 @@ extension StoreTests {
                 try await Self.grant(store, account: ada.id, client: "grafana", scopes: ["openid", "offline_access"], consent: nil, created: now, expires: now + 3600),
             ]
             let wiki = try await Self.grant(store, account: ada.id, client: "wiki", scopes: ["openid"], consent: nil, created: now, expires: now + 3600)
-            #expect(try await store.revokeOIDCGrant(grants[0], at: now, events: []), "one already revoked: not counted again")
-            let revoked = try await store.rotateOIDCClientSecret(id: "grafana", secretHash: [9, 9], at: now + 1) { count in
+            #expect(try await store.oidcGrants.revoke(grants[0], at: now, events: []), "one already revoked: not counted again")
+            let revoked = try await store.oidcClients.rotateSecret(id: "grafana", secretHash: [9, 9], at: now + 1) { count in
                 AuditOrigin.test.event(.oidcClientSecretRotated, at: now + 1, account: nil, detail: ["grantsRevoked": .number(count)])
             }
             #expect(revoked == 1)
-            #expect(try await store.oidcClient(id: "grafana")?.secretHash == [9, 9])
-            for grant in grants { #expect(try await store.liveOIDCGrant(id: grant.id, at: now + 2) == nil) }
-            #expect(try await store.liveOIDCGrant(id: wiki.id, at: now + 2) != nil, "another client's grant stays")
+            #expect(try await store.oidcClients.client(id: "grafana")?.secretHash == [9, 9])
+            for grant in grants { #expect(try await store.oidcGrants.live(id: grant.id, at: now + 2) == nil) }
+            #expect(try await store.oidcGrants.live(id: wiki.id, at: now + 2) != nil, "another client's grant stays")
             let rotated = try #require(try await store.auditEvents(Store.AuditQuery(limit: 1)).first)
             #expect(rotated.kind == .oidcClientSecretRotated && rotated.detail.contains(#""grantsRevoked":1"#), "\(rotated.detail)")
-            #expect(try await store.rotateOIDCClientSecret(id: "nobody", secretHash: [1], at: now) { _ in Self.event(.oidcClientSecretRotated) } == nil)
+            #expect(try await store.oidcClients.rotateSecret(id: "nobody", secretHash: [1], at: now) { _ in Self.event(.oidcClientSecretRotated) } == nil)
         }
     }
 
@@ -148,11 +148,11 @@ extension StoreTests {
             try await store.ceremonies.createAccount(ada, credential: Self.credential([0x32, 1], account: ada.id))
             try await store.ceremonies.createAccount(grace, credential: Self.credential([0x32, 2], account: grace.id))
             for (id, name) in [("grafana", "Grafana"), ("wiki", "a wiki"), ("old", "Old")] {
-                #expect(try await store.insertOIDCClient(Self.client(id, name: name), event: Self.event(.oidcClientCreated)))
+                #expect(try await store.oidcClients.insert(Self.client(id, name: name), event: Self.event(.oidcClientCreated)))
             }
             let now = Date()
             let day: TimeInterval = 86400
-            #expect(try await store.oidcApps(accountId: ada.id, now: now) == [])
+            #expect(try await store.oidcApps.apps(accountId: ada.id, now: now) == [])
             let first = try await Self.grant(
                 store, account: ada.id, client: "grafana", scopes: ["openid", "profile"], consent: ["openid", "profile", "email"],
                 created: now - 3 * day, expires: now + day)
@@ -164,7 +164,7 @@ extension StoreTests {
             let graces = try await Self.grant(
                 store, account: grace.id, client: "grafana", scopes: ["openid"], consent: ["openid"], created: now, expires: now + day)
 
-            let apps = try await store.oidcApps(accountId: ada.id, now: now)
+            let apps = try await store.oidcApps.apps(accountId: ada.id, now: now)
             #expect(apps.map(\.clientId) == ["wiki", "grafana"], "by name, any case; an app whose grants ended is not listed")
             let grafana = try #require(apps.last)
             #expect(grafana.clientName == "Grafana" && grafana.scopes == ["openid", "profile", "email"])
@@ -173,29 +173,29 @@ extension StoreTests {
             #expect(apps.first?.scopes == ["openid", "offline_access"])
 
             // Taking Grafana back: the consent goes and both of Ada's grants end; Grace's stay.
-            let revoked = try await store.revokeOIDCApp(accountId: ada.id, clientId: "grafana", at: now) { name in
+            let revoked = try await store.oidcApps.revoke(accountId: ada.id, clientId: "grafana", at: now) { name in
                 AuditOrigin(actor: "person").event(.oidcGrantRevoked, at: now, account: ada.id, detail: ["client": .text("grafana"), "clientName": .text(name)])
             }
             #expect(revoked)
-            #expect(try await store.oidcConsent(accountId: ada.id, clientId: "grafana") == nil)
-            #expect(try await store.liveOIDCGrant(id: first.id, at: now) == nil)
-            #expect(try await store.liveOIDCGrant(id: second.id, at: now) == nil)
-            #expect(try await store.liveOIDCGrant(id: graces.id, at: now) != nil)
-            #expect(try await store.oidcConsent(accountId: grace.id, clientId: "grafana") == ["openid"])
-            #expect(try await store.oidcApps(accountId: ada.id, now: now).map(\.clientId) == ["wiki"])
+            #expect(try await store.oidcGrants.consent(accountId: ada.id, clientId: "grafana") == nil)
+            #expect(try await store.oidcGrants.live(id: first.id, at: now) == nil)
+            #expect(try await store.oidcGrants.live(id: second.id, at: now) == nil)
+            #expect(try await store.oidcGrants.live(id: graces.id, at: now) != nil)
+            #expect(try await store.oidcGrants.consent(accountId: grace.id, clientId: "grafana") == ["openid"])
+            #expect(try await store.oidcApps.apps(accountId: ada.id, now: now).map(\.clientId) == ["wiki"])
             let events = try await store.auditEvents(Store.AuditQuery(accountId: ada.id, kind: .oidcGrantRevoked, limit: 10))
             #expect(events.count == 1 && events.first?.origin.actor == "person" && events.first?.detail.contains("\"clientName\":\"Grafana\"") == true)
 
             // Nothing left to end (again, an app whose grants ran out, no such client): false, nothing written.
             for client in ["grafana", "old", "nobody"] {
-                let again = try await store.revokeOIDCApp(accountId: ada.id, clientId: client, at: now) { _ in Self.event(.oidcGrantRevoked) }
+                let again = try await store.oidcApps.revoke(accountId: ada.id, clientId: client, at: now) { _ in Self.event(.oidcGrantRevoked) }
                 #expect(!again, "\(client)")
             }
             #expect(try await store.auditEvents(Store.AuditQuery(kind: .oidcGrantRevoked, limit: 10)).count == 1)
 
             // Removing a client removes what people gave it.
-            #expect(try await store.deleteOIDCClient(id: "wiki", event: Self.event(.oidcClientRemoved)))
-            #expect(try await store.oidcApps(accountId: ada.id, now: now) == [])
+            #expect(try await store.oidcClients.delete(id: "wiki", event: Self.event(.oidcClientRemoved)))
+            #expect(try await store.oidcApps.apps(accountId: ada.id, now: now) == [])
         }
     }
 }

@@ -51,7 +51,7 @@ struct OIDCClientFactsTests {
             // As `latchkey admin` (another process) or another instance would: straight into the database.
             var client = StoreTests.client("elsewhere")
             client.idTokenAlgorithm = "RS256"
-            #expect(try await application.store.insertOIDCClient(client, event: StoreTests.event(.oidcClientCreated)))
+            #expect(try await application.store.oidcClients.insert(client, event: StoreTests.event(.oidcClientCreated)))
             #expect(try await Self.algorithms(api) == ["ES256"], "remembered: the database was not asked")
             clock.set(Date(timeIntervalSince1970: 1_800_000_029))
             #expect(try await Self.algorithms(api) == ["ES256"])

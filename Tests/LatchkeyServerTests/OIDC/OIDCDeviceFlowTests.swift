@@ -61,7 +61,7 @@ struct OIDCDeviceFlowTests {
             #expect(started.json?["verification_uri_complete"] as? String == flow.issuer + "/device?user_code=" + userCode)
             #expect(started.json?["expires_in"] as? Int == 600 && started.json?["interval"] as? Int == 5)
             // Only digests are kept.
-            let stored = try #require(try await flow.application.store.oidcDeviceCode(userHash: SecretDigest.of(userCode.replacingOccurrences(of: "-", with: ""))))
+            let stored = try #require(try await flow.application.store.oidcDeviceCodes.code(userHash: SecretDigest.of(userCode.replacingOccurrences(of: "-", with: ""))))
             #expect(stored.deviceHash == SecretDigest.of(deviceCode))
 
             #expect(OIDCTestFlow.oauthError(try await Self.poll(flow, client, deviceCode)) == "authorization_pending")

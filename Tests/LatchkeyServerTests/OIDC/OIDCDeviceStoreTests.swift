@@ -16,8 +16,8 @@ extension StoreTests {
             requester: requester, createdAt: date, expiresAt: date.addingTimeInterval(600), interval: 5)
     }
 
-    static func poll(_ store: Store, _ user: String, client: String = "app", at date: Date) async throws -> Store.DevicePoll {
-        try await store.pollOIDCDeviceCode(
+    static func poll(_ store: Store, _ user: String, client: String = "app", at date: Date) async throws -> OIDCDeviceStore.DevicePoll {
+        try await store.oidcDeviceCodes.poll(
             deviceHash: SecretDigest.of("device-" + user), clientId: client, at: date, refreshHash: SecretDigest.of("refresh-" + user),
             expiry: { _ in date.addingTimeInterval(3600) }, events: { grant in [AuditOrigin.test.event(.oidcCodeExchanged, at: date, account: grant.accountId)] })
     }
@@ -26,12 +26,12 @@ extension StoreTests {
     func deviceCodes(backend: String) async throws {
         try await Backends.with(backend) { store in
             let seeded = try await OIDCGrants.seed(store, offline: true)
-            #expect(try await store.insertOIDCDeviceCode(Self.record("A"), perRequester: 2, liveLimit: 3))
-            #expect(try await !store.insertOIDCDeviceCode(Self.record("A", requester: "other"), perRequester: 2, liveLimit: 3), "a live user code is unique")
-            #expect(try await store.insertOIDCDeviceCode(Self.record("B"), perRequester: 2, liveLimit: 3))
-            #expect(try await !store.insertOIDCDeviceCode(Self.record("C"), perRequester: 2, liveLimit: 3), "the requester holds 2")
-            #expect(try await store.insertOIDCDeviceCode(Self.record("C", requester: "other"), perRequester: 2, liveLimit: 3))
-            #expect(try await !store.insertOIDCDeviceCode(Self.record("D", requester: "third"), perRequester: 2, liveLimit: 3), "3 in all")
+            #expect(try await store.oidcDeviceCodes.insert(Self.record("A"), perRequester: 2, liveLimit: 3))
+            #expect(try await !store.oidcDeviceCodes.insert(Self.record("A", requester: "other"), perRequester: 2, liveLimit: 3), "a live user code is unique")
+            #expect(try await store.oidcDeviceCodes.insert(Self.record("B"), perRequester: 2, liveLimit: 3))
+            #expect(try await !store.oidcDeviceCodes.insert(Self.record("C"), perRequester: 2, liveLimit: 3), "the requester holds 2")
+            #expect(try await store.oidcDeviceCodes.insert(Self.record("C", requester: "other"), perRequester: 2, liveLimit: 3))
+            #expect(try await !store.oidcDeviceCodes.insert(Self.record("D", requester: "third"), perRequester: 2, liveLimit: 3), "3 in all")
 
             #expect(try await Self.poll(store, "A", at: Self.at) == .pending)
             #expect(try await Self.poll(store, "A", at: Self.at.addingTimeInterval(2)) == .slowDown(interval: 10))
@@ -39,25 +39,25 @@ extension StoreTests {
             let grant = OIDCGrantRecord(
                 id: UUID().uuidString, clientId: "app", accountId: seeded.accountId, sessionHash: nil, scopes: ["openid", "offline_access"],
                 nonce: nil, authTime: Self.at, amr: ["hwk"], createdAt: Self.at, expiresAt: Self.at.addingTimeInterval(600))
-            #expect(try await store.decideOIDCDeviceCode(
+            #expect(try await store.oidcDeviceCodes.decide(
                 userHash: SecretDigest.of("A"), accountId: seeded.accountId, grant: grant, consent: ["openid", "offline_access"], at: Self.at,
                 events: []))
-            #expect(try await !store.decideOIDCDeviceCode(
+            #expect(try await !store.oidcDeviceCodes.decide(
                 userHash: SecretDigest.of("A"), accountId: seeded.accountId, grant: nil, consent: nil, at: Self.at, events: []), "decided once")
             guard case .issued(let issued) = try await Self.poll(store, "A", at: Self.at.addingTimeInterval(20)) else {
                 Issue.record("not issued"); return
             }
             #expect(issued.id == grant.id && issued.expiresAt == Self.at.addingTimeInterval(3620))
-            #expect(try await store.oidcGrant(refreshHash: SecretDigest.of("refresh-A"))?.id == grant.id)
+            #expect(try await store.oidcGrants.grant(refreshHash: SecretDigest.of("refresh-A"))?.id == grant.id)
             #expect(try await Self.poll(store, "A", at: Self.at.addingTimeInterval(40)) == .unknown, "used once")
 
-            #expect(try await store.decideOIDCDeviceCode(
+            #expect(try await store.oidcDeviceCodes.decide(
                 userHash: SecretDigest.of("B"), accountId: seeded.accountId, grant: nil, consent: nil, at: Self.at, events: []))
             #expect(try await Self.poll(store, "B", at: Self.at) == .denied)
             #expect(try await Self.poll(store, "C", at: Self.at.addingTimeInterval(601)) == .expired)
-            #expect(try await store.purgeOIDCDeviceCodes(now: Self.at.addingTimeInterval(601)) == 1)
+            #expect(try await store.oidcDeviceCodes.purge(now: Self.at.addingTimeInterval(601)) == 1)
             // Expired: its user code may be drawn again.
-            #expect(try await store.insertOIDCDeviceCode(Self.record("C", at: Self.at.addingTimeInterval(700)), perRequester: 2, liveLimit: 3))
+            #expect(try await store.oidcDeviceCodes.insert(Self.record("C", at: Self.at.addingTimeInterval(700)), perRequester: 2, liveLimit: 3))
         }
     }
 
@@ -66,12 +66,12 @@ extension StoreTests {
         try await Backends.with(backend) { store in
             _ = try await OIDCGrants.seed(store, offline: false)
             let exp = Self.at.addingTimeInterval(300)
-            #expect(try await store.useOIDCClientAssertion(clientId: "app", jtiHash: SecretDigest.of("j1"), expiresAt: exp, at: Self.at, liveLimit: 2))
-            #expect(try await !store.useOIDCClientAssertion(clientId: "app", jtiHash: SecretDigest.of("j1"), expiresAt: exp, at: Self.at, liveLimit: 2))
-            #expect(try await store.useOIDCClientAssertion(clientId: "app", jtiHash: SecretDigest.of("j2"), expiresAt: exp, at: Self.at, liveLimit: 2))
-            #expect(try await !store.useOIDCClientAssertion(clientId: "app", jtiHash: SecretDigest.of("j3"), expiresAt: exp, at: Self.at, liveLimit: 2))
-            #expect(try await store.purgeOIDCClientAssertions(now: exp) == 2)
-            #expect(try await store.useOIDCClientAssertion(clientId: "app", jtiHash: SecretDigest.of("j3"), expiresAt: exp + 300, at: exp, liveLimit: 2))
+            #expect(try await store.oidcClients.useAssertion(clientId: "app", jtiHash: SecretDigest.of("j1"), expiresAt: exp, at: Self.at, liveLimit: 2))
+            #expect(try await !store.oidcClients.useAssertion(clientId: "app", jtiHash: SecretDigest.of("j1"), expiresAt: exp, at: Self.at, liveLimit: 2))
+            #expect(try await store.oidcClients.useAssertion(clientId: "app", jtiHash: SecretDigest.of("j2"), expiresAt: exp, at: Self.at, liveLimit: 2))
+            #expect(try await !store.oidcClients.useAssertion(clientId: "app", jtiHash: SecretDigest.of("j3"), expiresAt: exp, at: Self.at, liveLimit: 2))
+            #expect(try await store.oidcClients.purgeAssertions(now: exp) == 2)
+            #expect(try await store.oidcClients.useAssertion(clientId: "app", jtiHash: SecretDigest.of("j3"), expiresAt: exp + 300, at: exp, liveLimit: 2))
         }
     }
   }

@@ -22,12 +22,12 @@ extension StoreTests {
     static func seed(_ store: Store, offline: Bool) async throws -> OIDCGrantRecord {
         let account = StoreTests.account()
         try await store.ceremonies.createAccount(account, credential: StoreTests.credential(Array(account.id.utf8), account: account.id))
-        #expect(try await store.insertOIDCClient(client(), event: AuditOrigin.test.event(.oidcClientCreated, at: at, account: nil)))
+        #expect(try await store.oidcClients.insert(client(), event: AuditOrigin.test.event(.oidcClientCreated, at: at, account: nil)))
         let grant = OIDCGrantRecord(
             id: UUID().uuidString, clientId: "app", accountId: account.id, sessionHash: nil,
             scopes: offline ? ["openid", "offline_access"] : ["openid"], nonce: "n", authTime: at, amr: ["hwk", "user"], createdAt: at,
             expiresAt: at.addingTimeInterval(60))
-        try await store.issueAuthorizationCode(
+        try await store.oidcGrants.issueCode(
             grant: grant, code: OIDCCodeRecord(
                 codeHash: SecretDigest.of("code-1"), grantId: grant.id, redirectURI: "https://app.example/cb", codeChallenge: nil,
                 expiresAt: at.addingTimeInterval(60)),
@@ -35,15 +35,15 @@ extension StoreTests {
         return grant
     }
 
-    static func redeem(_ store: Store, accepts: Bool = true, at date: Date = at) async throws -> Store.CodeRedemption {
-        try await store.redeemAuthorizationCode(
+    static func redeem(_ store: Store, accepts: Bool = true, at date: Date = at) async throws -> OIDCGrantStore.CodeRedemption {
+        try await store.oidcGrants.redeemCode(
             codeHash: SecretDigest.of("code-1"), at: date, accepts: { _, _ in accepts }, refreshHash: SecretDigest.of("refresh-1"),
             expiry: { _ in date.addingTimeInterval(3600) },
             events: { grant, reused in [AuditOrigin.test.event(reused ? .oidcCodeReused : .oidcCodeExchanged, at: date, account: grant.accountId)] })
     }
 
-    static func rotate(_ store: Store, _ old: String, _ new: String, client: String = "app", at date: Date = at) async throws -> Store.RefreshRotation {
-        try await store.rotateRefreshToken(
+    static func rotate(_ store: Store, _ old: String, _ new: String, client: String = "app", at date: Date = at) async throws -> OIDCGrantStore.RefreshRotation {
+        try await store.oidcGrants.rotateRefreshToken(
             hash: SecretDigest.of(old), newHash: SecretDigest.of(new), clientId: client, at: date, expiresAt: date.addingTimeInterval(3600),
             events: { grant, reused in [AuditOrigin.test.event(reused ? .oidcRefreshReused : .oidcRefreshRotated, at: date, account: grant.accountId)] })
     }
@@ -56,11 +56,11 @@ extension StoreTests {
             #expect(try await Self.redeem(store, accepts: false) == .refused)
             guard case .redeemed(let redeemed) = try await Self.redeem(store) else { Issue.record("not redeemed"); return }
             #expect(redeemed.id == grant.id)
-            #expect(try await store.liveOIDCGrant(id: grant.id, at: Self.at) != nil)
+            #expect(try await store.oidcGrants.live(id: grant.id, at: Self.at) != nil)
             #expect(try await Self.redeem(store) == .reused)
-            #expect(try await store.liveOIDCGrant(id: grant.id, at: Self.at) == nil, "the grant is revoked by the replay")
+            #expect(try await store.oidcGrants.live(id: grant.id, at: Self.at) == nil, "the grant is revoked by the replay")
             // Without offline_access there is no refresh token.
-            #expect(try await store.oidcGrant(refreshHash: SecretDigest.of("refresh-1")) == nil)
+            #expect(try await store.oidcGrants.grant(refreshHash: SecretDigest.of("refresh-1")) == nil)
         }
     }
 
@@ -82,7 +82,7 @@ extension StoreTests {
             guard case .rotated = try await Self.rotate(store, "refresh-1", "refresh-2") else { Issue.record("not rotated"); return }
             guard case .rotated = try await Self.rotate(store, "refresh-2", "refresh-3") else { Issue.record("not rotated"); return }
             #expect(try await Self.rotate(store, "refresh-1", "refresh-x") == .reused)
-            #expect(try await store.liveOIDCGrant(id: grant.id, at: Self.at) == nil)
+            #expect(try await store.oidcGrants.live(id: grant.id, at: Self.at) == nil)
             #expect(try await Self.rotate(store, "refresh-3", "refresh-4") == .refused, "the newest token died with its grant")
         }
     }
@@ -92,13 +92,13 @@ extension StoreTests {
         try await Backends.with(backend) { store in
             let grant = try await Self.seed(store, offline: true)
             guard case .redeemed = try await Self.redeem(store) else { Issue.record("not redeemed"); return }
-            func rotate(asking: Set<String>?, _ old: String, _ new: String) async throws -> Store.RefreshRotation {
-                try await store.rotateRefreshToken(
+            func rotate(asking: Set<String>?, _ old: String, _ new: String) async throws -> OIDCGrantStore.RefreshRotation {
+                try await store.oidcGrants.rotateRefreshToken(
                     hash: SecretDigest.of(old), newHash: SecretDigest.of(new), clientId: "app", asking: asking, at: Self.at,
                     expiresAt: Self.at.addingTimeInterval(3600), events: { _, _ in [] })
             }
             #expect(try await rotate(asking: ["openid", "email"], "refresh-1", "refresh-2") == .scopeRefused)
-            #expect(try await store.liveOIDCGrant(id: grant.id, at: Self.at) != nil, "nothing was revoked")
+            #expect(try await store.oidcGrants.live(id: grant.id, at: Self.at) != nil, "nothing was revoked")
             guard case .rotated(let rotated) = try await rotate(asking: ["openid"], "refresh-1", "refresh-2") else {
                 Issue.record("the refused refresh burned the token"); return
             }
@@ -115,16 +115,16 @@ extension StoreTests {
             let grant = try await Self.seed(store, offline: true)
             var client = Self.client()
             client.secretHash = nil
-            let revoked = try await store.updateOIDCClient(client, secretChanged: true) { revoked in
+            let revoked = try await store.oidcClients.update(client, secretChanged: true) { revoked in
                 AuditOrigin.test.event(.oidcClientUpdated, at: Self.at, account: nil, detail: ["grantsRevoked": .number(revoked ?? -1)])
             }
             #expect(revoked == 1)
-            #expect(try await store.liveOIDCGrant(id: grant.id, at: Self.at) == nil)
+            #expect(try await store.oidcGrants.live(id: grant.id, at: Self.at) == nil)
             #expect(try await Self.redeem(store) == .refused, "the pending code died with its grant")
             let event = try await store.auditEvents(Store.AuditQuery(kind: .oidcClientUpdated, limit: 1)).first
             #expect(event?.detail.contains("\"grantsRevoked\":1") == true, "\(String(describing: event))")
             // Another update that leaves the secret alone revokes nothing.
-            #expect(try await store.updateOIDCClient(client, secretChanged: false) { _ in AuditOrigin.test.event(.oidcClientUpdated, at: Self.at, account: nil) } == 0)
+            #expect(try await store.oidcClients.update(client, secretChanged: false) { _ in AuditOrigin.test.event(.oidcClientUpdated, at: Self.at, account: nil) } == 0)
         }
     }
 
@@ -132,13 +132,13 @@ extension StoreTests {
     func concurrentRedemption(backend: String) async throws {
         try await Backends.with(backend) { store in
             let grant = try await Self.seed(store, offline: true)
-            let outcomes = try await withThrowingTaskGroup(of: Store.CodeRedemption.self) { group in
+            let outcomes = try await withThrowingTaskGroup(of: OIDCGrantStore.CodeRedemption.self) { group in
                 for _ in 0..<20 { group.addTask { try await Self.redeem(store) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             #expect(outcomes.filter { if case .redeemed = $0 { true } else { false } }.count == 1)
             #expect(outcomes.filter { $0 == .reused }.count == 19)
-            #expect(try await store.liveOIDCGrant(id: grant.id, at: Self.at) == nil)
+            #expect(try await store.oidcGrants.live(id: grant.id, at: Self.at) == nil)
         }
     }
 
@@ -147,9 +147,9 @@ extension StoreTests {
         try await Backends.with(backend) { store in
             let grant = try await Self.seed(store, offline: true)
             guard case .redeemed = try await Self.redeem(store) else { Issue.record("not redeemed"); return }
-            #expect(try await store.deleteOIDCClient(id: "app", event: AuditOrigin.test.event(.oidcClientRemoved, at: Self.at, account: nil)))
-            #expect(try await store.liveOIDCGrant(id: grant.id, at: Self.at) == nil)
-            #expect(try await store.oidcGrant(refreshHash: SecretDigest.of("refresh-1")) == nil)
+            #expect(try await store.oidcClients.delete(id: "app", event: AuditOrigin.test.event(.oidcClientRemoved, at: Self.at, account: nil)))
+            #expect(try await store.oidcGrants.live(id: grant.id, at: Self.at) == nil)
+            #expect(try await store.oidcGrants.grant(refreshHash: SecretDigest.of("refresh-1")) == nil)
         }
     }
 }

@@ -17,14 +17,14 @@ extension StoreTests {
             try await store.ceremonies.createAccount(account, credential: StoreTests.credential(Array(account.id.utf8), account: account.id))
             var client = OIDCGrants.client("bcl")
             client.backchannelLogoutURI = "https://rp.example/bcl"
-            #expect(try await store.insertOIDCClient(client, event: AuditOrigin.test.event(.oidcClientCreated, at: at, account: nil)))
-            #expect(try await store.insertOIDCClient(OIDCGrants.client("quiet"), event: AuditOrigin.test.event(.oidcClientCreated, at: at, account: nil)))
+            #expect(try await store.oidcClients.insert(client, event: AuditOrigin.test.event(.oidcClientCreated, at: at, account: nil)))
+            #expect(try await store.oidcClients.insert(OIDCGrants.client("quiet"), event: AuditOrigin.test.event(.oidcClientCreated, at: at, account: nil)))
             let session = SecretDigest.of("session-token")
             for (index, id) in ["bcl", "bcl", "quiet"].enumerated() {
                 let grant = OIDCGrantRecord(
                     id: "grant-\(index)", clientId: id, accountId: account.id, sessionHash: session, scopes: ["openid"], nonce: nil,
                     authTime: at, amr: ["hwk"], createdAt: at, expiresAt: at.addingTimeInterval(60))
-                try await store.issueAuthorizationCode(
+                try await store.oidcGrants.issueCode(
                     grant: grant, code: OIDCCodeRecord(
                         codeHash: SecretDigest.of("code-\(index)"), grantId: grant.id, redirectURI: "https://app.example/cb", codeChallenge: nil,
                         expiresAt: at.addingTimeInterval(60)),
@@ -52,8 +52,8 @@ extension StoreTests {
             let at = OIDCGrants.at
             let account = StoreTests.account()
             try await store.ceremonies.createAccount(account, credential: StoreTests.credential(Array(account.id.utf8), account: account.id))
-            func set(_ name: String, _ value: String, _ holder: Store.ClaimHolder, limit: Int = 32) async throws -> Store.ClaimSet {
-                try await store.setOIDCClaim(
+            func set(_ name: String, _ value: String, _ holder: OIDCClaimStore.ClaimHolder, limit: Int = 32) async throws -> OIDCClaimStore.ClaimSet {
+                try await store.oidcClaims.set(
                     OIDCCustomClaim(name: name, value: value, scope: "profile", updatedAt: at), of: holder, limit: limit,
                     event: AuditOrigin.test.event(.oidcClaimSet, at: at, account: nil))
             }
@@ -64,11 +64,11 @@ extension StoreTests {
             #expect(try await set("department", "nobody", .account("missing")) == .unknownAccount)
             #expect(try await set("extra", "x", .group("staff"), limit: 2) == .full)
             #expect(try await set("team", "green", .group("staff"), limit: 2) == .stored, "replacing one is not one more")
-            let released = try await store.releasedOIDCClaims(accountId: account.id, groups: ["staff"])
+            let released = try await store.oidcClaims.released(accountId: account.id, groups: ["staff"])
             #expect(released.map { "\($0.name)=\($0.value)" } == ["department=own", "team=green"])
-            #expect(try await store.removeOIDCClaim(named: "team", of: .group("staff"), event: AuditOrigin.test.event(.oidcClaimRemoved, at: at, account: nil)))
-            #expect(try await !store.removeOIDCClaim(named: "team", of: .group("staff"), event: AuditOrigin.test.event(.oidcClaimRemoved, at: at, account: nil)))
-            #expect(try await store.oidcClaims(of: .group("staff")).map(\.name) == ["department"])
+            #expect(try await store.oidcClaims.remove(named: "team", of: .group("staff"), event: AuditOrigin.test.event(.oidcClaimRemoved, at: at, account: nil)))
+            #expect(try await !store.oidcClaims.remove(named: "team", of: .group("staff"), event: AuditOrigin.test.event(.oidcClaimRemoved, at: at, account: nil)))
+            #expect(try await store.oidcClaims.claims(of: .group("staff")).map(\.name) == ["department"])
         }
     }
   }

@@ -46,7 +46,7 @@ extension StoreTests {
     }
 
     static func authorize(_ store: Store, _ grant: OIDCGrantRecord) async throws {
-        try await store.issueAuthorizationCode(
+        try await store.oidcGrants.issueCode(
             grant: grant, code: OIDCCodeRecord(
                 codeHash: SecretDigest.of("code-\(grant.id)"), grantId: grant.id, redirectURI: "https://app.example/cb", codeChallenge: nil,
                 expiresAt: grant.expiresAt),
@@ -58,28 +58,28 @@ extension StoreTests {
         try await Backends.with(backend) { store in
             let account = StoreTests.account()
             try await store.ceremonies.createAccount(account, credential: StoreTests.credential(Array(account.id.utf8), account: account.id))
-            #expect(try await store.insertOIDCClient(StoreTests.OIDCGrants.client(), event: AuditOrigin.test.event(.oidcClientCreated, at: Self.at, account: nil)))
+            #expect(try await store.oidcClients.insert(StoreTests.OIDCGrants.client(), event: AuditOrigin.test.event(.oidcClientCreated, at: Self.at, account: nil)))
             for n in 0..<30 {
                 try await Self.authorize(store, Self.grant(n, account: account.id, session: "one session", at: Self.at.addingTimeInterval(Double(n))))
             }
-            #expect(try await store.liveOIDCGrant(id: "grant-28", at: Self.at) == nil, "replaced by the next authorization")
-            #expect(try await store.liveOIDCGrant(id: "grant-29", at: Self.at) != nil)
+            #expect(try await store.oidcGrants.live(id: "grant-28", at: Self.at) == nil, "replaced by the next authorization")
+            #expect(try await store.oidcGrants.live(id: "grant-29", at: Self.at) != nil)
             // From 60 sessions: at most `liveGrantsPerClient` stay live, the newest.
             for n in 100..<160 {
                 try await Self.authorize(store, Self.grant(n, account: account.id, session: "session \(n)", at: Self.at.addingTimeInterval(30)))
             }
             var live = 0
-            for n in [29] + Array(100..<160) where try await store.liveOIDCGrant(id: "grant-\(n)", at: Self.at) != nil { live += 1 }
-            #expect(live == Store.liveGrantsPerClient)
-            #expect(try await store.liveOIDCGrant(id: "grant-159", at: Self.at) != nil)
+            for n in [29] + Array(100..<160) where try await store.oidcGrants.live(id: "grant-\(n)", at: Self.at) != nil { live += 1 }
+            #expect(live == OIDCGrantStore.liveGrantsPerClient)
+            #expect(try await store.oidcGrants.live(id: "grant-159", at: Self.at) != nil)
 
-            let apps = try await store.oidcApps(accountId: account.id, now: Self.at)
+            let apps = try await store.oidcApps.apps(accountId: account.id, now: Self.at)
             #expect(apps.count == 1)
             #expect(apps.first?.scopes == ["openid", "email"], "the live grants' scopes together")
             #expect(apps.first?.consentedAt == Self.at.addingTimeInterval(29), "the earliest grant on record (the replaced ones are gone)")
             #expect(apps.first?.lastUsedAt == Self.at.addingTimeInterval(30))
             // Revoked grants are purged a day after their revocation.
-            #expect(try await store.purgeOIDCGrants(now: Self.at.addingTimeInterval(86_400 + 1000)) == 61)
+            #expect(try await store.oidcGrants.purge(now: Self.at.addingTimeInterval(86_400 + 1000)) == 61)
         }
     }
 

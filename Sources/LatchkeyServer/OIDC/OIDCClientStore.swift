@@ -5,9 +5,15 @@ import SQLKit
 /// The OpenID Connect clients an operator registered (`AdminService` changes them, `OIDCProvider` reads
 /// them). Every change writes its audit event in its transaction; removing a client removes its consents
 /// and grants with it (foreign keys), so nothing it was given outlives it.
-extension Store {
+struct OIDCClientStore: Sendable {
+    /// The store whose connections and audit trail it shares.
+    let store: Store
+
+    var connections: DatabaseConnections { store.connections }
+    var audit: AuditTrail { store.audit }
+
     /// Stores a new client; false when its id is taken.
-    func insertOIDCClient(_ client: OIDCClientRecord, event: AuditEvent) async throws -> Bool {
+    func insert(_ client: OIDCClientRecord, event: AuditEvent) async throws -> Bool {
         try await connections.transaction { db in
             let inserted = try await db.first(StoreQuery(
                 SQL.insertOIDCClient, .text(client.id), .text(client.name), .blob(client.secretHash),
@@ -23,13 +29,13 @@ extension Store {
         }
     }
 
-    func oidcClient(id: String) async throws -> OIDCClientRecord? {
+    func client(id: String) async throws -> OIDCClientRecord? {
         try await connections.withConnection { db in
             try await db.first(StoreQuery(SQL.oidcClient, .text(id))).map(OIDCClientRecord.init(row:))
         }
     }
 
-    func oidcClients() async throws -> [OIDCClientRecord] {
+    func all() async throws -> [OIDCClientRecord] {
         try await connections.withConnection { db in
             try await db.all(StoreQuery(SQL.oidcClients)).map(OIDCClientRecord.init(row:))
         }
@@ -42,7 +48,7 @@ extension Store {
     /// must not be redeemed with the client id alone once it is public (review 4, S4-6). `event` is told
     /// how many (nil when the secret stayed). The caller draws the client a new `credentialsGeneration` with a
     /// changed secret (`AdminService.updateClient`), which ends its client-credentials tokens.
-    func updateOIDCClient(
+    func update(
         _ client: OIDCClientRecord, secretChanged: Bool = false, event: @escaping @Sendable (_ grantsRevoked: Int?) -> AuditEvent
     ) async throws -> Int? {
         try await connections.transaction { db in
@@ -70,7 +76,7 @@ extension Store {
     /// had the old secret keeps nothing it obtained: the grants' refresh tokens are refused and their
     /// access tokens stop introspecting and reaching UserInfo — in one transaction with
     /// `event(grantsRevoked)`. Nil when there is no such client, else how many grants it revoked.
-    func rotateOIDCClientSecret(
+    func rotateSecret(
         id: String, secretHash: [UInt8], at: Date, event: @escaping @Sendable (_ grantsRevoked: Int) -> AuditEvent
     ) async throws -> Int? {
         try await connections.transaction { db in
@@ -89,7 +95,7 @@ extension Store {
     /// Ends every client-credentials token of `client` (RFC 7009 revocation of one of them: they hold no
     /// row each) by drawing a new generation, with `event`; false when the generation had changed already.
     @discardableResult
-    func revokeOIDCClientCredentials(_ client: OIDCClientRecord, event: AuditEvent) async throws -> Bool {
+    func revokeCredentials(_ client: OIDCClientRecord, event: AuditEvent) async throws -> Bool {
         try await connections.transaction { db in
             guard try await db.first(StoreQuery(
                 SQL.setOIDCClientGeneration, .text(client.id), .text(OIDCClientRules.generation()), .text(client.credentialsGeneration))) != nil
@@ -101,7 +107,7 @@ extension Store {
 
     /// Notes that client `clientId` used the assertion whose `jti` hashes to `jtiHash`, until `expiresAt`:
     /// false when it was used before (a replay), or the client holds `liveLimit` unexpired ones.
-    func useOIDCClientAssertion(clientId: String, jtiHash: [UInt8], expiresAt: Date, at now: Date, liveLimit: Int) async throws -> Bool {
+    func useAssertion(clientId: String, jtiHash: [UInt8], expiresAt: Date, at now: Date, liveLimit: Int) async throws -> Bool {
         try await connections.withConnection { db in
             try await db.first(StoreQuery(
                 SQL.insertOIDCClientAssertion, .text(clientId), .blob(jtiHash), .milliseconds(expiresAt), .milliseconds(now),
@@ -110,7 +116,7 @@ extension Store {
     }
 
     @discardableResult
-    func purgeOIDCClientAssertions(now: Date) async throws -> Int {
+    func purgeAssertions(now: Date) async throws -> Int {
         try await connections.withConnection { db in
             try await db.changedRows(StoreQuery(SQL.purgeOIDCClientAssertions, .milliseconds(now)))
         }
@@ -118,16 +124,21 @@ extension Store {
 
     /// Records the client-credentials token just issued to a client (no account: the client is the
     /// subject).
-    func recordClientCredentialsIssued(event: AuditEvent) async throws {
+    func recordCredentialsIssued(event: AuditEvent) async throws {
         try await connections.transaction { db in try await audit.append([event], on: db) }
     }
 
     /// Removes a client with its consents, grants, codes and refresh tokens; false when there was none.
-    func deleteOIDCClient(id: String, event: AuditEvent) async throws -> Bool {
+    func delete(id: String, event: AuditEvent) async throws -> Bool {
         try await connections.transaction { db in
             guard try await db.first(StoreQuery(SQL.deleteOIDCClient, .text(id))) != nil else { return false }
             try await audit.append([event], on: db)
             return true
         }
     }
+}
+
+extension Store {
+    /// The relying parties: registered, changed, their secrets rotated, their assertions' ids spent.
+    var oidcClients: OIDCClientStore { OIDCClientStore(store: self) }
 }

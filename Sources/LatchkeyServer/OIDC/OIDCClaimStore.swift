@@ -4,7 +4,13 @@ import SQLKit
 
 /// The custom claims operators give accounts and groups (`AdminService+Claims` changes them; the token
 /// endpoint and UserInfo read `releasedOIDCClaims`). Each change is one transaction with its audit event.
-extension Store {
+struct OIDCClaimStore: Sendable {
+    /// The store whose connections and audit trail it shares.
+    let store: Store
+
+    var connections: DatabaseConnections { store.connections }
+    var audit: AuditTrail { store.audit }
+
     /// Whose claim: an account's (by id) or a group's (by name).
     enum ClaimHolder: Sendable, Equatable {
         case account(String)
@@ -14,7 +20,7 @@ extension Store {
     /// What a set did: stored, no such account, or the holder has as many claims as it may.
     enum ClaimSet: Sendable, Equatable { case stored, unknownAccount, full }
 
-    func oidcClaims(of holder: ClaimHolder) async throws -> [OIDCCustomClaim] {
+    func claims(of holder: ClaimHolder) async throws -> [OIDCCustomClaim] {
         try await connections.withConnection { db in
             switch holder {
             case .account(let id): try await db.all(StoreQuery(SQL.oidcAccountClaims, .text(id))).map(OIDCCustomClaim.init(row:))
@@ -24,7 +30,7 @@ extension Store {
     }
 
     /// Stores (or replaces) `claim` for `holder`, with `event`, unless the holder already has `limit` others.
-    func setOIDCClaim(_ claim: OIDCCustomClaim, of holder: ClaimHolder, limit: Int, event: AuditEvent) async throws -> ClaimSet {
+    func set(_ claim: OIDCCustomClaim, of holder: ClaimHolder, limit: Int, event: AuditEvent) async throws -> ClaimSet {
         try await connections.transaction { db in
             let (key, count, upsert): (String, StoreStatement, StoreStatement)
             switch holder {
@@ -43,7 +49,7 @@ extension Store {
     }
 
     /// Removes `holder`'s claim `name`, with `event`; false when it had none.
-    func removeOIDCClaim(named name: String, of holder: ClaimHolder, event: AuditEvent) async throws -> Bool {
+    func remove(named name: String, of holder: ClaimHolder, event: AuditEvent) async throws -> Bool {
         try await connections.transaction { db in
             let removed: (any SQLRow)?
             switch holder {
@@ -58,7 +64,7 @@ extension Store {
 
     /// The custom claims a person carries: their groups' (the first group by name wins a name), then their
     /// own over them; by name.
-    func releasedOIDCClaims(accountId: String, groups: [String]) async throws -> [OIDCCustomClaim] {
+    func released(accountId: String, groups: [String]) async throws -> [OIDCCustomClaim] {
         try await connections.withConnection { db in
             var byName: [String: OIDCCustomClaim] = [:]
             if !groups.isEmpty {
@@ -76,4 +82,9 @@ extension Store {
             return byName.values.sorted { $0.name < $1.name }
         }
     }
+}
+
+extension Store {
+    /// Custom claims of accounts and groups.
+    var oidcClaims: OIDCClaimStore { OIDCClaimStore(store: self) }
 }

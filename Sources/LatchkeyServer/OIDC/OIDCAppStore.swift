@@ -6,9 +6,15 @@ import SQLKit
 /// removes the consent (the next sign-in asks again) and revokes every grant of the account for the
 /// client — its refresh tokens and access tokens stop working — in one transaction with its audit event
 /// and, when the app has a back-channel logout URI, a logout token naming the person.
-extension Store {
+struct OIDCAppStore: Sendable {
+    /// The store whose connections and audit trail it shares.
+    let store: Store
+
+    var connections: DatabaseConnections { store.connections }
+    var audit: AuditTrail { store.audit }
+
     /// The apps the account consented to or holds a live grant for, by name.
-    func oidcApps(accountId: String, now: Date) async throws -> [OIDCAppAccess] {
+    func apps(accountId: String, now: Date) async throws -> [OIDCAppAccess] {
         try await connections.withConnection { db in
             struct Gathered {
                 var name: String
@@ -61,7 +67,7 @@ extension Store {
     /// Ends the account's access for `clientId`: deletes the consent and revokes every grant, with the
     /// event `event(clientName)`. False when there was nothing to end (no such client, or neither a
     /// consent nor a live grant: what the list would not show), and then nothing changes.
-    func revokeOIDCApp(accountId: String, clientId: String, at now: Date, event: @escaping @Sendable (_ clientName: String) -> AuditEvent) async throws -> Bool {
+    func revoke(accountId: String, clientId: String, at now: Date, event: @escaping @Sendable (_ clientName: String) -> AuditEvent) async throws -> Bool {
         try await connections.transaction { db in
             guard let name = try await db.first(StoreQuery(SQL.oidcClientName, .text(clientId)))?.decode(column: "name", as: String.self) else {
                 return false
@@ -72,9 +78,14 @@ extension Store {
             let consents = try await db.changedRows(StoreQuery(SQL.deleteOIDCConsent, .text(accountId), .text(clientId)))
             guard consents + live > 0 else { return false }
             try await db.run(StoreQuery(SQL.revokeOIDCAppGrants, .text(accountId), .text(clientId), .milliseconds(now)))
-            try await queueOIDCLogout(revokingApp: clientId, accountId: accountId, at: now, on: db)
+            try await store.queueOIDCLogout(revokingApp: clientId, accountId: accountId, at: now, on: db)
             try await audit.append([event(name)], on: db)
             return true
         }
     }
+}
+
+extension Store {
+    /// The apps an account has let in (Apps with access).
+    var oidcApps: OIDCAppStore { OIDCAppStore(store: self) }
 }

@@ -5,7 +5,13 @@ import SQLKit
 /// The OpenID Connect grants (`OIDCGrantRecord`): an authorization code issued with its grant, its one
 /// exchange, the refresh tokens' rotation, and revocation. Each step and its audit event commit together;
 /// a replayed code or refresh token revokes its whole grant in the transaction that notices it.
-extension Store {
+struct OIDCGrantStore: Sendable {
+    /// The store whose connections and audit trail it shares.
+    let store: Store
+
+    var connections: DatabaseConnections { store.connections }
+    var audit: AuditTrail { store.audit }
+
     /// What a code's exchange came to.
     enum CodeRedemption: Sendable, Equatable {
         case redeemed(OIDCGrantRecord)
@@ -36,7 +42,7 @@ extension Store {
     /// transaction with their events. The same session's grants for the client whose code was never
     /// exchanged are replaced (deleted, with their codes), and the client's oldest live grant revoked when
     /// the account holds `liveGrantsPerClient`: what one account stores per client is bounded.
-    func issueAuthorizationCode(
+    func issueCode(
         grant: OIDCGrantRecord, code: OIDCCodeRecord, consent: [String]?, events: [AuditEvent]
     ) async throws {
         try await connections.transaction { db in
@@ -63,7 +69,7 @@ extension Store {
     }
 
     /// The scopes the person already allowed `clientId`, or nil.
-    func oidcConsent(accountId: String, clientId: String) async throws -> [String]? {
+    func consent(accountId: String, clientId: String) async throws -> [String]? {
         try await connections.withConnection { db in
             try await db.first(StoreQuery(SQL.oidcConsent, .text(accountId), .text(clientId)))
                 .map { OIDCClientRecord.list(try $0.decode(column: "scopes", as: String.self)) }
@@ -75,7 +81,7 @@ extension Store {
     /// client. On success the code is used, the grant lives until `expiry(grant)`, and — when the grant has
     /// `offline_access` — `refreshHash` is stored as its first refresh token. A code used before revokes
     /// the grant.
-    func redeemAuthorizationCode(
+    func redeemCode(
         codeHash: [UInt8], at now: Date, accepts: @escaping @Sendable (OIDCCodeRecord, OIDCGrantRecord) -> Bool,
         refreshHash: [UInt8], expiry: @escaping @Sendable (OIDCGrantRecord) -> Date,
         events: @escaping @Sendable (OIDCGrantRecord, _ reused: Bool) -> [AuditEvent]
@@ -142,7 +148,7 @@ extension Store {
     }
 
     /// The grant `id` while it is live and its account enabled (access tokens and UserInfo ask).
-    func liveOIDCGrant(id: String, at now: Date) async throws -> OIDCGrantRecord? {
+    func live(id: String, at now: Date) async throws -> OIDCGrantRecord? {
         try await connections.withConnection { db in
             guard let row = try await db.first(StoreQuery(SQL.oidcGrantWithAccount, .text(id))),
                   try row.decode(column: "disabled_at", as: Int64?.self) == nil
@@ -153,7 +159,7 @@ extension Store {
     }
 
     /// The grant a refresh token belongs to, used or not (RFC 7009 revokes by either).
-    func oidcGrant(refreshHash: [UInt8]) async throws -> OIDCGrantRecord? {
+    func grant(refreshHash: [UInt8]) async throws -> OIDCGrantRecord? {
         try await connections.withConnection { db in
             try await db.first(StoreQuery(SQL.oidcRefreshWithGrant, .blob(refreshHash))).map(OIDCGrantRecord.init(row:))
         }
@@ -161,15 +167,15 @@ extension Store {
 
     /// Revokes a grant with `events`; false when it was revoked already.
     @discardableResult
-    func revokeOIDCGrant(_ grant: OIDCGrantRecord, at now: Date, events: [AuditEvent]) async throws -> Bool {
+    func revoke(_ grant: OIDCGrantRecord, at now: Date, events: [AuditEvent]) async throws -> Bool {
         try await connections.transaction { db in try await revoke(grant, at: now, events: events, on: db) }
     }
 
     /// RP-initiated logout: ends the session `sessionHash` and the grants made from it that last only as
     /// long as it does, with `events`; the apps it signed the person in to get back-channel logout tokens.
-    func endSessionForOIDCLogout(sessionHash: [UInt8], at now: Date, events: [AuditEvent]) async throws {
+    func endSessionForLogout(sessionHash: [UInt8], at now: Date, events: [AuditEvent]) async throws {
         try await connections.transaction { db in
-            try await queueOIDCLogouts(endingSession: sessionHash, at: now, on: db)
+            try await store.queueOIDCLogouts(endingSession: sessionHash, at: now, on: db)
             _ = try await db.changedRows(StoreQuery(SQL.revokeSessionOIDCGrants, .blob(sessionHash), .milliseconds(now)))
             try await db.run(StoreQuery(SQL.deleteSession, .blob(sessionHash)))
             try await audit.append(events, on: db)
@@ -179,7 +185,7 @@ extension Store {
     /// Deletes grants that ended or were revoked more than a day before `now` (their codes and refresh
     /// tokens go with them).
     @discardableResult
-    func purgeOIDCGrants(now: Date) async throws -> Int {
+    func purge(now: Date) async throws -> Int {
         try await connections.withConnection { db in
             try await db.changedRows(StoreQuery(SQL.purgeOIDCGrants, .milliseconds(now.addingTimeInterval(-86400))))
         }
@@ -191,4 +197,9 @@ extension Store {
         try await audit.append(events, on: db)
         return true
     }
+}
+
+extension Store {
+    /// Consents, authorization codes and refresh-token families.
+    var oidcGrants: OIDCGrantStore { OIDCGrantStore(store: self) }
 }

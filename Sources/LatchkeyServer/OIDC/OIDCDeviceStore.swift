@@ -5,10 +5,16 @@ import SQLKit
 /// The device authorizations (`OIDCDeviceRecord`, RFC 8628): issued behind a per-requester and a global
 /// bound, decided once by a signed-in person, polled by the client, and used once. Each step and its audit
 /// events commit together.
-extension Store {
+struct OIDCDeviceStore: Sendable {
+    /// The store whose connections and audit trail it shares.
+    let store: Store
+
+    var connections: DatabaseConnections { store.connections }
+    var audit: AuditTrail { store.audit }
+
     /// Stores `record` unless `liveLimit` authorizations are live, `perRequester` of them its requester's,
     /// or a live one has its user code; false then.
-    func insertOIDCDeviceCode(_ record: OIDCDeviceRecord, perRequester: Int, liveLimit: Int) async throws -> Bool {
+    func insert(_ record: OIDCDeviceRecord, perRequester: Int, liveLimit: Int) async throws -> Bool {
         try await connections.transaction { db in
             try await db.run(StoreQuery(SQL.deleteExpiredOIDCDeviceCode, .blob(record.userHash), .milliseconds(record.createdAt)))
             return try await db.first(StoreQuery(
@@ -19,7 +25,7 @@ extension Store {
         }
     }
 
-    func oidcDeviceCode(userHash: [UInt8]) async throws -> OIDCDeviceRecord? {
+    func code(userHash: [UInt8]) async throws -> OIDCDeviceRecord? {
         try await connections.withConnection { db in
             try await db.first(StoreQuery(SQL.oidcDeviceCodeByUser, .blob(userHash))).map(OIDCDeviceRecord.init(row:))
         }
@@ -28,7 +34,7 @@ extension Store {
     /// The person's decision on the verification page, once, while the authorization is live: with
     /// `grant` (approved) the grant is stored with it, and `consent` when the person just allowed the app;
     /// without, it is denied. False when it was decided before, or expired.
-    func decideOIDCDeviceCode(
+    func decide(
         userHash: [UInt8], accountId: String, grant: OIDCGrantRecord?, consent: [String]?, at now: Date, events: [AuditEvent]
     ) async throws -> Bool {
         try await connections.transaction { db in
@@ -72,7 +78,7 @@ extension Store {
     /// poll (another client's, unknown) changes nothing; a poll sooner than the interval widens it by 5
     /// seconds. An approved authorization is used once: the grant's first refresh token (`refreshHash`,
     /// with `offline_access`) is stored and `events(grant)` written in the same transaction.
-    func pollOIDCDeviceCode(
+    func poll(
         deviceHash: [UInt8], clientId: String, at now: Date, refreshHash: [UInt8], expiry: @escaping @Sendable (OIDCGrantRecord) -> Date,
         events: @escaping @Sendable (OIDCGrantRecord) -> [AuditEvent]
     ) async throws -> DevicePoll {
@@ -111,9 +117,14 @@ extension Store {
     /// Deletes expired device authorizations (a grant approved for one that no poll fetched ended with it,
     /// and `purgeOIDCGrants` takes it a day later).
     @discardableResult
-    func purgeOIDCDeviceCodes(now: Date) async throws -> Int {
+    func purge(now: Date) async throws -> Int {
         try await connections.withConnection { db in
             try await db.changedRows(StoreQuery(SQL.purgeOIDCDeviceCodes, .milliseconds(now)))
         }
     }
+}
+
+extension Store {
+    /// RFC 8628's device codes: made, decided on the verification page, polled.
+    var oidcDeviceCodes: OIDCDeviceStore { OIDCDeviceStore(store: self) }
 }
