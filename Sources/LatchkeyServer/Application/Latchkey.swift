@@ -175,6 +175,11 @@ public struct Latchkey: Sendable {
             let pages = router.group()
             if let limit: RateLimitMiddleware<Context> = rateLimitMiddleware() { pages.add(middleware: limit) }
             try ConsoleController.load(console: consoleService, trustForwardedFor: configuration.trustForwardedFor).register(on: pages)
+            // The console's words and brand, beside its files (it may be served alone, on --admin-listen).
+            let branding = try Branding.load(configuration)
+            try LocaleController(catalogues: try catalogues, brand: configuration.brandName ?? configuration.rpName, branding: branding)
+                .register(on: pages, path: "/admin/assets/locale.json")
+            BrandController(branding: branding).register(on: pages, prefix: "/admin/assets")
         }
     }
 

@@ -20,10 +20,11 @@ struct BrandController: Sendable {
         favicon = branding.favicon.map { PageController.Asset(data: $0.data, contentType: $0.contentType) }
     }
 
-    func register<Context: RequestContext>(on scope: some RouterMethods<Context>) {
-        scope.get("/brand.css") { request, _ in PageController.response(stylesheet, request: request) }
+    /// Under `prefix`: "" for the page, `/admin/assets` for the console (whose files sit there).
+    func register<Context: RequestContext>(on scope: some RouterMethods<Context>, prefix: String = "") {
+        scope.get(RouterPath(stringLiteral: prefix + "/brand.css")) { request, _ in PageController.response(stylesheet, request: request) }
         for (route, asset) in [("/brand/logo", logo), ("/brand/favicon", favicon)] {
-            scope.get(RouterPath(stringLiteral: route)) { request, _ in
+            scope.get(RouterPath(stringLiteral: prefix + route)) { request, _ in
                 guard let asset else { throw APIError(.notEnabled, "No \(route == "/brand/logo" ? "--brand-logo" : "--brand-favicon") is set.") }
                 var response = PageController.response(asset, request: request)
                 response.headers[.contentSecurityPolicy] = Self.imagePolicy

@@ -34,8 +34,10 @@ struct LocaleController: Sendable {
         self.answers = answers
     }
 
-    func register<Context: RequestContext>(on scope: some RouterMethods<Context>) {
-        scope.get("/locale.json") { request, _ in
+    /// At `path`: `/locale.json` for the page, `/admin/assets/locale.json` for the console (its `i18n.js`
+    /// asks beside itself).
+    func register<Context: RequestContext>(on scope: some RouterMethods<Context>, path: String = "/locale.json") {
+        scope.get(RouterPath(stringLiteral: path)) { request, _ in
             let choice = APIQuery(request.uri).parameters["language"].map(String.init)
             let code = catalogues.negotiate(choice: choice, acceptLanguage: request.headers[.acceptLanguage])
             guard let asset = answers[code] ?? answers[Catalogues.english] else { return Response(status: .notFound) }

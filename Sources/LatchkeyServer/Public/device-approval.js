@@ -141,7 +141,7 @@ function approved(answer) {
   // no passkey is offered before the person says it is theirs (review 4, S4-12).
   $("new-device-name").textContent = session.account.displayName;
   $("new-device-account-name").textContent = session.account.displayName;
-  $("new-device-account-username").textContent = session.account.username ?? "None";
+  $("new-device-account-username").textContent = session.account.username ?? t("device-approval.none");
   $("new-device-account-id").textContent = t("device-approval.p0", { p0: session.account.id.slice(0, 8) });
   setTime($("new-device-session-expires"), session.expiresAt);
   showStep("add");
@@ -211,7 +211,7 @@ async function find(event) {
     try {
       found = await api("POST", "api/account/device-requests/find", { code });
       $("approve-device").textContent = found.device ?? t("device-approval.an-unknown-browser");
-      $("approve-address").textContent = found.clientAddress ?? "Unknown";
+      $("approve-address").textContent = found.clientAddress ?? t("device-approval.unknown");
       const asked = new Date(found.createdAt);
       $("approve-time").dateTime = asked.toISOString();
       $("approve-time").textContent = dateAndTime.format(asked);

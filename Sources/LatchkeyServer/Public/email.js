@@ -56,7 +56,7 @@ function render() {
   $("email-tradeoff").hidden = !current.recovery;
   $("email-state").hidden = !known;
   $("email-current").textContent = known ?? "";
-  $("email-status").textContent = current.verified ? "Confirmed" : t("email.not-confirmed-yet");
+  $("email-status").textContent = current.verified ? t("email.confirmed") : t("email.not-confirmed-yet");
   $("email-form").hidden = !current.mail;
   $("email-label").textContent = known ? t("email.a-new-email-address") : t("email.your-email-address");
   $("email-save").textContent = known && !current.verified ? t("email.send-the-confirmation-link-again") : t("email.send-a-confirmation-link");

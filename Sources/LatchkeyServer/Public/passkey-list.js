@@ -73,7 +73,7 @@ function badges(passkey) {
   list.append(element("li", "badge badge-backup", passkey.backedUp ? t("passkey-list.synced-passkey") : t("passkey-list.this-device-only")));
   // What the browser said when the passkey was made (credProps, prf); nothing where it did not say.
   if (passkey.discoverable !== null && passkey.discoverable !== undefined) {
-    list.append(element("li", "badge badge-discoverable", passkey.discoverable ? "Discoverable" : t("passkey-list.not-discoverable")));
+    list.append(element("li", "badge badge-discoverable", passkey.discoverable ? t("passkey-list.discoverable") : t("passkey-list.not-discoverable")));
   }
   // Its PRF gives an app a key of its own to unlock data encrypted end to end (WebAuthn's prf extension).
   if (passkey.prfEnabled === true) list.append(element("li", "badge badge-prf", t("passkey-list.can-unlock-encrypted-data")));
@@ -88,7 +88,8 @@ function dates(passkey) {
   const used = passkey.lastUsedAt ? t("passkey-list.last-used-p0", { p0: dateAndTime.format(new Date(passkey.lastUsedAt)) }) : t("passkey-list.not-used-to-log-in");
   // A change of backup state seen at a login is worth saying: the passkey started or stopped syncing.
   const changed = passkey.backupStateChangedAt
-    ? ` · ${passkey.backedUp ? "Synced" : "This device only"} since ${dateAndTime.format(new Date(passkey.backupStateChangedAt))}` : "";
+    ? t(passkey.backedUp ? "passkey-list.synced-since" : "passkey-list.device-only-since", { when: dateAndTime.format(new Date(passkey.backupStateChangedAt)) })
+    : "";
   return element("p", "passkey-meta", t("passkey-list.created-p0-used-changed", { p0: dateOnly.format(new Date(passkey.createdAt)), used, changed }));
 }
 
@@ -109,9 +110,9 @@ function item(passkey, count, actions) {
   row.append(providerIcon(passkey), body);
 
   const showButtons = () => {
-    const rename = button("Rename", "button-small", () => showRename(rename));
+    const rename = button(t("passkey-list.rename"), "button-small", () => showRename(rename));
     rename.setAttribute("aria-label", t("passkey-list.rename-name", { name: passkey.name }));
-    const remove = button("Remove", "button-small", () => showConfirm(remove));
+    const remove = button(t("passkey-list.remove"), "button-small", () => showConfirm(remove));
     remove.setAttribute("aria-label", t("passkey-list.remove-name", { name: passkey.name }));
     if (count === 1) {
       remove.disabled = true;
@@ -133,7 +134,7 @@ function item(passkey, count, actions) {
     label.htmlFor = field.id;
     const save = element("button", "button-small button-primary", t("passkey-list.save-name"));
     save.type = "submit";
-    const cancel = button("Cancel", "button-small", () => { showButtons().rename.focus(); });
+    const cancel = button(t("passkey-list.cancel"), "button-small", () => { showButtons().rename.focus(); });
     const buttons = element("div", "buttons");
     buttons.append(save, cancel);
     form.append(label, field, buttons);
