@@ -38,14 +38,32 @@ package struct Catalogues: Sendable {
         return try Catalogues(catalogues: catalogues, defaultLanguage: defaultLanguage)
     }
 
+    /// The shipped catalogues, read once, for the server's own words (mails, the pages it renders); nil
+    /// only when the installation lacks them (the page's `LocaleController` refuses to start then).
+    package static let shipped: Catalogues? = try? Catalogues.load(defaultLanguage: english)
+
     /// The language for a request (see the type's comment).
     package func negotiate(choice: String?, acceptLanguage: String?) -> String {
+        negotiate(choice: choice, acceptLanguage: acceptLanguage, fallback: defaultLanguage)
+    }
+
+    /// The same, with another last resort than `defaultLanguage` (the configuration's, for `shipped`).
+    package func negotiate(choice: String?, acceptLanguage: String?, fallback: String) -> String {
         if let choice, choice.count <= AcceptLanguage.maximumRangeLength, let code = exact(choice.lowercased()) { return code }
         for range in AcceptLanguage.ranges(acceptLanguage) {
-            if range == "*" { return defaultLanguage }
+            if range == "*" { return exact(fallback.lowercased()) ?? defaultLanguage }
             if let code = exact(range) ?? primary(range) { return code }
         }
-        return defaultLanguage
+        return exact(fallback.lowercased()) ?? defaultLanguage
+    }
+
+    /// A page's words for a request: the language of its Accept-Language (else `fallback`), and the
+    /// message of each key in it. English (the keys themselves, should the catalogues be missing) when
+    /// nothing else can be had.
+    package static func words(acceptLanguage: String?, fallback: String) -> (language: String, direction: String, say: (String, [String: String]) -> String) {
+        guard let shipped else { return (english, "ltr", { key, _ in key }) }
+        let language = shipped.negotiate(choice: nil, acceptLanguage: acceptLanguage, fallback: fallback)
+        return (language, shipped.byCode[language]?.direction ?? "ltr", { key, parameters in shipped.message(key, language: language, parameters) })
     }
 
     private func exact(_ range: String) -> String? {

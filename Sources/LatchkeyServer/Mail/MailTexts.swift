@@ -5,12 +5,8 @@ import Foundation
 /// else the server's `--default-language`. The links carry their secret in the fragment (`#…`), which a
 /// browser never sends to a server, so no log on the way sees it.
 enum MailTexts {
-    /// The shipped catalogues, read once (the page's `LocaleController` reads the same files at start and
-    /// refuses to start without them).
-    static let catalogues: Catalogues? = try? Catalogues.load(defaultLanguage: Catalogues.english)
-
     static func words(_ key: String, _ language: String, _ parameters: [String: String]) -> String {
-        catalogues?.message(key, language: language, parameters) ?? key
+        Catalogues.shipped?.message(key, language: language, parameters) ?? key
     }
 
     static func verification(service: String, displayName: String, link: String, language: String = Catalogues.english) -> (subject: String, text: String) {

@@ -113,7 +113,7 @@ struct LocalizationTests {
     func messages() throws {
         let catalogues = try #require(Self.catalogues)
         #expect(catalogues.message("ui.count-of-limit-characters", language: "de", ["count": "3", "limit": "255"]) == "3 von 255 Zeichen")
-        #expect(catalogues.message("error.rate_limited", language: "de").hasPrefix("Too many attempts"))
+        #expect(catalogues.message("activity.account-created", language: "de") == "Account created", "English under German")
         #expect(catalogues.message("no.such.key", language: "de") == "no.such.key")
     }
 
@@ -139,6 +139,22 @@ struct LocalizationTests {
             #expect(fallback.headers[.contentLanguage] == "fr", "the default language")
             let huge = try await api.send(.get, "/locale.json", headers: [.acceptLanguage: String(repeating: "zz-zz;q=0.1, ", count: 2_000)])
             #expect(huge.headers[.contentLanguage] == "fr")
+        }
+    }
+
+    @Test("the pages the server renders itself (an OpenID Connect refusal) are in the request's language")
+    func renderedPages() async throws {
+        try await TestServer.run(TestServer.configuration { $0.oidc = true; $0.defaultLanguage = "fr" }) { api in
+            let path = "/authorize?client_id=nobody&response_type=code&scope=openid&redirect_uri=https%3A%2F%2Fapp.example.com%2Fcb"
+            let german = try await api.send(.get, path, headers: [.acceptLanguage: "de-DE, en;q=0.5"])
+            #expect(german.status == .badRequest)
+            #expect(german.text.contains(#"<html lang="de" dir="ltr">"#))
+            #expect(german.text.contains("Diese Anmeldeanfrage kann nicht beantwortet werden"))
+            let arabic = try await api.send(.get, path, headers: [.acceptLanguage: "ar"])
+            #expect(arabic.text.contains(#"<html lang="ar" dir="rtl">"#))
+            let fallback = try await api.send(.get, path, headers: [.acceptLanguage: "sv"])
+            #expect(fallback.text.contains(#"<html lang="fr" dir="ltr">"#), "--default-language")
+            #expect(fallback.text.contains("Cette demande de connexion ne peut pas aboutir"))
         }
     }
 }
