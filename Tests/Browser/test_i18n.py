@@ -264,7 +264,7 @@ def test_a_mail_goes_in_the_accounts_language(smtp, browser):
         choose(browser, server, "de")
         register(browser, "Ada Lovelace")
         # The page tells the server the account's language once it is signed in.
-        wait(browser).until(lambda d: d.execute_script("return localStorage.getItem('latchkey.language.told')") is not None)
+        wait(browser).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-language-told") == "de")
         card = visible(browser, "email-card")
         browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", card)
         browser.find_element(By.ID, "email-address").send_keys("ada@example.com")

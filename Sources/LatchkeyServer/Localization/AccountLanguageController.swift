@@ -4,7 +4,7 @@ import LatchkeyAPI
 import WebAuthn
 
 /// `PUT /api/account/language`: the page tells the server the language the person reads it in, once
-/// per account and language (it remembers what it sent), so that the account's mails are written in it.
+/// per page load that shows the account, so that the account's mails are written in it.
 struct AccountLanguageController: Sendable {
     let catalogues: Catalogues
     let accounts: AccountService

@@ -1,4 +1,4 @@
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 // Latchkey's HTTP API from the page: same-origin requests with the session in the server's HttpOnly
 // cookie (this script never stores a token), errors carried as the server wrote them. Paths are
 // relative ("api/login/options"), so the page also works where an application mounts Latchkey under a
@@ -6,13 +6,14 @@ import { t } from "./i18n.js";
 // (recovery.js keeps it in memory): given as `token`, it goes out as a bearer token and no cookie is sent.
 
 // `message` is the page's own sentence for the error's code in the person's language (catalogue key
-// `error.<code>`), or the server's English message where the page has none; `apiMessage` is always the
-// server's (API messages stay English, for developers).
+// `error.<code>`), or the server's English message where the page has none. In English the server's
+// message is kept: it is English already and often says more (which field, which limit). `apiMessage` is
+// always the server's (API messages stay English, for developers).
 export class ApiError extends Error {
   constructor(status, code, message) {
     const key = `error.${code}`;
     const sentence = t(key);
-    super(sentence === key ? message : sentence);
+    super(sentence === key || (language === "en" && message) ? message : sentence);
     this.status = status; this.code = code; this.apiMessage = message;
   }
 }

@@ -4,7 +4,7 @@
 // started may report a failure. The background autofill request (passkey autofill in the name field) ends
 // quietly, whatever happens to it.
 
-import { language, languageTold, rememberLanguageTold, setUpPicker, t } from "./i18n.js";
+import { language, setUpPicker, t } from "./i18n.js";
 import { renderActivity } from "./activity.js";
 import { api, ApiError } from "./api.js";
 import { renderApps } from "./app-list.js";
@@ -58,14 +58,17 @@ function explain(e) {
 
 // ---- the account's language ----
 // Its mails are written in the language the person reads this page in: the server is told once per
-// account and language (this browser remembers what it told), whenever someone signs in here.
+// account and page load (nothing is stored in the browser for it). <body data-language-told> says so,
+// for the browser tests.
+let languageTold = null;
 async function tellLanguage(accountId) {
-  if (!accountId || languageTold(accountId)) return;
+  if (!accountId || languageTold === accountId) return;
+  languageTold = accountId;
   try {
     await api("PUT", "api/account/language", { language });
-    rememberLanguageTold(accountId);
+    document.body.dataset.languageTold = language;
   } catch {
-    // Not told: the mails stay in the server's default language until the next sign-in.
+    languageTold = null;  // not told: the mails stay in the server's default language until the next time
   }
 }
 

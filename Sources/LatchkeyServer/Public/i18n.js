@@ -78,16 +78,6 @@ export function localise(root = document) {
   for (const node of root.querySelectorAll(".brand-name")) node.textContent = brand;
 }
 
-/// Whether the server was told, from this browser, that account `accountId` reads the page in this
-/// language (app.js tells it once, for the account's mails). Only the account id and the code are kept.
-const TOLD_KEY = "latchkey.language.told";
-export function languageTold(accountId) {
-  try { return localStorage.getItem(TOLD_KEY) === `${accountId} ${language}`; } catch { return false; }
-}
-export function rememberLanguageTold(accountId) {
-  try { localStorage.setItem(TOLD_KEY, `${accountId} ${language}`); } catch { /* told again next time */ }
-}
-
 /// The operator's logo (--brand-logo) in place of Latchkey's mark, and the favicon (--brand-favicon).
 function brandImages() {
   if (locale.logo) {
