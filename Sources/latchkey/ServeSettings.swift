@@ -17,6 +17,15 @@ enum ServeSettings {
         .text("tls-key", \.tlsKeyFile, help: "The PEM private key of --tls-cert (chmod 600), read again on SIGHUP", default: "none"),
         .text("rp-id", \.rpId, help: "The relying party ID, a domain"),
         .text("rp-name", \.rpName, help: "The name shown by authenticators"),
+        .text("default-language", \.defaultLanguage,
+              help: "The language of the page and the mails when neither the person's choice nor Accept-Language names a shipped one (en, de, fr, es, pt-BR, ja, zh-Hans, ar, it, nl, pl)"),
+        .text("brand-name", \.brandName, help: "The service's name on the page, the console and the mails", default: "--rp-name"),
+        .text("brand-logo", \.brandLogo, help: "An SVG or PNG file (at most 512 KiB) the page and the console show in place of Latchkey's mark"),
+        .text("brand-favicon", \.brandFavicon, help: "An SVG, PNG or ICO file (at most 512 KiB): the page's and the console's favicon"),
+        .text("accent-color", \.accentColor, help: "The accent colour (#rrggbb) of the light scheme; refused below 4.5:1 contrast (WCAG AA) against the backgrounds it is used on",
+              default: "Latchkey's, #1d58b8"),
+        .text("accent-color-dark", \.accentColorDark, help: "The accent colour (#rrggbb) of the dark scheme, checked the same way", default: "Latchkey's, #8ab4f8"),
+        .text("brand-css", \.brandCSS, help: "A stylesheet (at most 256 KiB) served after Latchkey's own; its selectors are not supported across versions"),
         .list("origin", \.origins, help: "An origin allowed to use the passkeys", default: "http://localhost:PORT, https:// with --tls-cert", whenUnset: { c in
             guard c.port != 0 else {
                 throw ServerConfiguration.Invalid(description: "with --port 0 give the passkeys' --origin too: its default, \(c.listeningScheme)://localhost:PORT, needs the port before the server has it")

@@ -96,7 +96,8 @@ struct ServeSettingsTests {
         let setting = try #require(ServeSettings.all.first { $0.name == "apple-app-id" })
         #expect(setting.exampleLines == ["apple-app-id = []"])
         #expect(setting.helpSentence.contains("(repeatable; default: none)"))
-        #expect(ServeCommand.helpMessage(columns: 1000).contains("LATCHKEY_APPLE_APP_ID (comma-separated)"))
+        // The ENVIRONMENT paragraph wraps at the help's width whatever the columns: read it unwrapped.
+        #expect(ServeCommand.helpMessage(columns: 1000).replacingOccurrences(of: "\n", with: " ").contains("LATCHKEY_APPLE_APP_ID (comma-separated)"))
         let ids = ["ABCDE12345.com.example.app", "ABCDE12345.com.example.other"]
         #expect(try ServeCommand.parse(["--apple-app-id", ids[0], "--apple-app-id", ids[1]]).resolve(environment: [:]).appleAppIds == ids)
         #expect(try ServeCommand.parse([]).resolve(environment: ["LATCHKEY_APPLE_APP_ID": " \(ids[0]) ,\(ids[1]),"]).appleAppIds == ids)

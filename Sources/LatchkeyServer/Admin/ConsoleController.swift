@@ -26,6 +26,8 @@ struct ConsoleController: Sendable {
             ("/admin/assets/admin-views.js", "admin-views", "js", js),
             ("/admin/assets/api.js", "api", "js", js),
             ("/admin/assets/ui.js", "ui", "js", js),
+            // The page's words: api.js and ui.js import it; it asks for `locale.json` beside itself (below).
+            ("/admin/assets/i18n.js", "i18n", "js", js),
             ("/admin/assets/webauthn.js", "webauthn", "js", js),
             ("/admin/assets/style.css", "style", "css", css),
             ("/admin/assets/admin.css", "admin", "css", css),

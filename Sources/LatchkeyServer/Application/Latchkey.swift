@@ -150,6 +150,11 @@ public struct Latchkey: Sendable {
         InvitationService(store: store, configuration: configuration, mail: mail?.sender, outbox: mail?.outbox, now: now)
     }
 
+    /// The shipped languages, with `--default-language` (checked: a code no catalogue has stops the server).
+    var catalogues: Catalogues {
+        get throws { try Catalogues.load(defaultLanguage: configuration.defaultLanguage) }
+    }
+
     /// Email addresses and recovery links by mail.
     var email: EmailService {
         EmailService(store: store, configuration: configuration, recovery: recovery, sessions: sessions, mail: mail, logger: logger, now: now)
@@ -170,6 +175,11 @@ public struct Latchkey: Sendable {
             let pages = router.group()
             if let limit: RateLimitMiddleware<Context> = rateLimitMiddleware() { pages.add(middleware: limit) }
             try ConsoleController.load(console: consoleService, trustForwardedFor: configuration.trustForwardedFor).register(on: pages)
+            // The console's words and brand, beside its files (it may be served alone, on --admin-listen).
+            let branding = try Branding.load(configuration)
+            try LocaleController(catalogues: try catalogues, brand: configuration.brandName ?? configuration.rpName, branding: branding)
+                .register(on: pages, path: "/admin/assets/locale.json")
+            BrandController(branding: branding).register(on: pages, prefix: "/admin/assets")
         }
     }
 
@@ -224,6 +234,7 @@ public struct Latchkey: Sendable {
         api.addRoutes(EmailController(email: email, trustForwardedFor: configuration.trustForwardedFor).routes(signedIn: signedIn))
         api.addRoutes(AccountController(store: store, sessions: sessions, configuration: configuration, providers: providers, accounts: AccountService(store: store, now: now))
             .routes(signedIn: signedIn))
+        api.addRoutes(AccountLanguageController(catalogues: try catalogues, accounts: AccountService(store: store, now: now)).routes(signedIn: signedIn))
         api.addRoutes(AccountAppsController(store: store, accounts: AccountService(store: store, now: now), trustForwardedFor: configuration.trustForwardedFor, now: now).routes(signedIn: signedIn))
         let tokens = TokenController(
             issuer: issuer, sessionTokens: configuration.accessTokens, sessions: sessions, introspectionSecret: configuration.introspectionSecret, trustForwardedFor: configuration.trustForwardedFor)
@@ -237,6 +248,10 @@ public struct Latchkey: Sendable {
         if page {
             let pages = try PageController.load()
             pages.register(on: scope, prefix: trimmed)
+            let branding = try Branding.load(configuration)
+            try LocaleController(catalogues: try catalogues,
+                                 brand: configuration.brandName ?? configuration.rpName, branding: branding).register(on: scope)
+            BrandController(branding: branding).register(on: scope)
             ProviderIconController(providers: providers, store: store).register(on: scope)
             // OpenID Connect needs the page (its sign-in and consent views), at the domain's root.
             OIDCController(provider: oidc, sessions: sessions, configuration: configuration, page: pages.assets["/"])

@@ -37,6 +37,20 @@ public struct ServerConfiguration: Sendable {
     public var port = 8080
     public var rpId = "localhost"
     public var rpName = "Latchkey"
+    /// The language of a page or mail when neither the person's choice nor Accept-Language names a
+    /// shipped one (a code of `Public/locales`, checked at start by `Catalogues`).
+    public var defaultLanguage = "en"
+    /// The service's name on the page, the console and the mails; nil: `rpName`.
+    public var brandName: String?
+    /// The accent colour (`#rrggbb`) of the light and the dark scheme; nil: Latchkey's. `Branding` refuses
+    /// one below WCAG AA's 4.5:1 against the backgrounds it is used on, at start.
+    public var accentColor: String?
+    public var accentColorDark: String?
+    /// Files the page and the console show: a logo (SVG or PNG) in place of Latchkey's mark, a favicon
+    /// (SVG, PNG or ICO), and a stylesheet served after Latchkey's (unsupported across versions).
+    public var brandLogo: String?
+    public var brandFavicon: String?
+    public var brandCSS: String?
     public var origins = ["http://localhost:8080"]
     public var database = DatabaseLocation.sqlite(path: "latchkey.sqlite")
     /// The file holding the key that wraps the server's secret keys in the database (`KeyFile`), created

@@ -81,7 +81,10 @@ struct EmailService: Sendable {
             throw APIError(.tooManyEmails, "Enough emails were sent for this account in the last hour; try again later.")
         case .pending(let send):
             if send {
-                let texts = MailTexts.verification(service: configuration.rpName, displayName: caller.displayName, link: link("verify-email", token))
+                let language = (try? await store.language(accountId: caller.id)) ?? configuration.defaultLanguage
+                let texts = MailTexts.verification(
+                    service: configuration.brandName ?? configuration.rpName, displayName: caller.displayName, link: link("verify-email", token),
+                    language: language)
                 mail.outbox.enqueue { _ = await mail.sender.send(to: address, subject: texts.subject, text: texts.text, purpose: "verify") }
             }
             return AccountEmailJSON(email: address.value, verified: false, mail: true, recovery: recoveryByEmail)
@@ -129,9 +132,10 @@ struct EmailService: Sendable {
                       try await store.emails.admit(to: stored, accountId: account.id, purpose: "recovery", at: now(), limits: Self.limits)
                 else { continue }
                 let issued = try await recovery.issue(accountId: account.id, lifetime: Self.recoveryLifetime, origin: byEmail)
+                let language = (try? await store.language(accountId: account.id)) ?? configuration.defaultLanguage
                 let texts = MailTexts.recovery(
-                    service: configuration.rpName, displayName: account.displayName, link: issued.link, code: issued.code,
-                    page: link("recover", nil))
+                    service: configuration.brandName ?? configuration.rpName, displayName: account.displayName, link: issued.link, code: issued.code,
+                    page: link("recover", nil), language: language)
                 guard await mail.sender.send(to: stored, subject: texts.subject, text: texts.text, purpose: "recovery") else { continue }
                 try await store.record(byEmail.event(.recoveryEmailSent, at: now(), account: account.id, detail: ["grantId": .text(issued.grant.id)]))
             }

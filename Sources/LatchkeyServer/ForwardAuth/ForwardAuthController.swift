@@ -47,6 +47,10 @@ struct ForwardAuthController: Sendable {
         }
     }
 
+    /// The refusal page's language when Accept-Language names none shipped, and the service's name on it.
+    let defaultLanguage: String
+    let brand: String
+
     init(store: Store, cache: ForwardAuthCache, configuration: ServerConfiguration, now: @escaping @Sendable () -> Date) {
         self.store = store
         self.rules = ForwardAuthRules(rules: configuration.forwardAuthRules)
@@ -56,6 +60,8 @@ struct ForwardAuthController: Sendable {
         self.cookieDomain = configuration.cookieDomain
         self.pageOrigin = configuration.origins.first ?? "http://localhost:8080"
         self.headers = Headers(prefix: configuration.forwardAuthHeaderPrefix)
+        self.defaultLanguage = configuration.defaultLanguage
+        self.brand = configuration.brandName ?? configuration.rpName
         self.now = now
     }
 
@@ -94,7 +100,9 @@ struct ForwardAuthController: Sendable {
                 status: nginx ? .unauthorized : .found, headers: fields,
                 body: .init(byteBuffer: ByteBuffer(string: "Sign in with your passkey: \(location)\n")))
         case .refused(let groups):
-            var response = ForwardAuthRefusalPage.response(host: asked.host, groups: groups, signedIn: identity != nil, pageOrigin: pageOrigin)
+            var response = ForwardAuthRefusalPage.response(
+                host: asked.host, groups: groups, signedIn: identity != nil, pageOrigin: pageOrigin,
+                acceptLanguage: request.headers[.acceptLanguage], defaultLanguage: defaultLanguage, brand: brand)
             if nginx { response.headers[.location] = signInURL(returningTo: asked) }
             return response
         }

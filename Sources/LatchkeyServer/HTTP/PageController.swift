@@ -53,6 +53,7 @@ struct PageController: Sendable {
             ("/forward-auth", "index", "html", "text/html; charset=utf-8"),
             ("/forward-auth.js", "forward-auth", "js", "text/javascript; charset=utf-8"),
             ("/app.js", "app", "js", "text/javascript; charset=utf-8"),
+            ("/i18n.js", "i18n", "js", "text/javascript; charset=utf-8"),
             ("/api.js", "api", "js", "text/javascript; charset=utf-8"),
             ("/ui.js", "ui", "js", "text/javascript; charset=utf-8"),
             ("/webauthn.js", "webauthn", "js", "text/javascript; charset=utf-8"),

@@ -49,7 +49,9 @@ extension InvitationService {
             case .busy:
                 throw APIError(.rateLimited, "Too many sign-up links are waiting to be used right now; try again later.")
             case .stored:
-                let texts = MailTexts.signUp(service: configuration.rpName, link: link(for: code), expiresAt: invitation.expiresAt)
+                let texts = MailTexts.signUp(
+                    service: configuration.brandName ?? configuration.rpName, link: link(for: code), expiresAt: invitation.expiresAt,
+                    language: configuration.defaultLanguage)
                 let send: @Sendable () async -> Void = { [store, now] in
                     guard await mail.send(to: address, subject: texts.subject, text: texts.text, purpose: "signup") else { return }
                     // Its use then verifies the address (`InvitationRecord.profile`).

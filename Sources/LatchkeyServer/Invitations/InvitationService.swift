@@ -114,7 +114,9 @@ struct InvitationService: Sendable {
         let link = link(for: code)
         var invitation = invitation
         if send, let mail, let email = invitation.email, case .success(let address) = EmailAddress.parse(email) {
-            let texts = MailTexts.invitation(service: configuration.rpName, name: invitation.username, link: link, expiresAt: invitation.expiresAt)
+            let texts = MailTexts.invitation(
+                service: configuration.brandName ?? configuration.rpName, name: invitation.username, link: link, expiresAt: invitation.expiresAt,
+                language: configuration.defaultLanguage)
             if await mail.send(to: address, subject: texts.subject, text: texts.text, purpose: "invitation") {
                 invitation.mailedAt = now()
                 try await store.invitations.markMailed(id: invitation.id, at: invitation.mailedAt ?? invitation.createdAt)

@@ -95,7 +95,7 @@ struct OIDCController: Sendable {
         do {
             _ = try await provider.request(query: Substring(request.uri.query ?? ""))
         } catch let problem as OIDCAuthorizationRequest.Problem {
-            return Self.response(problem, issuer: provider.settings.issuer)
+            return response(problem, issuer: provider.settings.issuer, request: request)
         }
         return try pageResponse(request)
     }
@@ -106,13 +106,15 @@ struct OIDCController: Sendable {
     private func authorizeByPost(_ request: Request) async throws -> Response {
         let provider = try enabled()
         guard RequestBody.contentType(of: request, isOneOf: .form) else {
-            return OIDCErrorPage.response(APIError(.oidcMalformedRequest, "A sign-in request sent by POST must be a form (application/x-www-form-urlencoded)."))
+            return OIDCErrorPage.response(
+                APIError(.oidcMalformedRequest, "A sign-in request sent by POST must be a form (application/x-www-form-urlencoded)."),
+                acceptLanguage: request.headers[.acceptLanguage], defaultLanguage: configuration.defaultLanguage, brand: brand)
         }
         let body = String(decoding: try await RequestBody.collect(request).readableBytesView, as: UTF8.self)
         do {
             _ = try await provider.request(query: Substring(body))
         } catch let problem as OIDCAuthorizationRequest.Problem {
-            return Self.response(problem, issuer: provider.settings.issuer)
+            return response(problem, issuer: provider.settings.issuer, request: request)
         }
         let parameters = (try? OAuthParameters(parsing: Substring(body)))?.values.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } ?? []
         return Response(status: .seeOther, headers: [.location: "authorize?" + OAuthParameters.encode(parameters), .cacheControl: "no-store"])
@@ -322,7 +324,8 @@ struct OIDCController: Sendable {
         do {
             _ = try await endSession(Substring(request.uri.query ?? ""), provider: provider)
         } catch let error as APIError {
-            return OIDCErrorPage.response(error)
+            return OIDCErrorPage.response(
+                error, acceptLanguage: request.headers[.acceptLanguage], defaultLanguage: configuration.defaultLanguage, brand: brand)
         }
         return try pageResponse(request)
     }
@@ -416,9 +419,14 @@ struct OIDCController: Sendable {
         text.hasPrefix("?") ? text.dropFirst() : Substring(text)
     }
 
-    private static func response(_ problem: OIDCAuthorizationRequest.Problem, issuer: String) -> Response {
+    /// The service's name on the pages it renders.
+    private var brand: String { configuration.brandName ?? configuration.rpName }
+
+    private func response(_ problem: OIDCAuthorizationRequest.Problem, issuer: String, request: Request) -> Response {
         switch problem {
-        case .page(let error): return OIDCErrorPage.response(error)
+        case .page(let error):
+            return OIDCErrorPage.response(
+                error, acceptLanguage: request.headers[.acceptLanguage], defaultLanguage: configuration.defaultLanguage, brand: brand)
         case .redirect(let error, let uri, let state):
             let location = OIDCAuthorizationRequest.redirect(
                 to: uri, [("error", error.code.rawValue), ("error_description", error.description)], state: state, issuer: issuer)

@@ -3,40 +3,41 @@
 // stands out. An event kind this page does not know yet still gets a sentence. Every string from the
 // server goes in as text, never as HTML.
 
+import { intlLanguage, t } from "./i18n.js";
 import { scopePhrase } from "./scopes.js";
 import { element } from "./ui.js";
 
-const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
-const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
-const operator = "the service’s operator";
+const dateAndTime = new Intl.DateTimeFormat(intlLanguage, { dateStyle: "medium", timeStyle: "short" });
+const relative = new Intl.RelativeTimeFormat(intlLanguage, { numeric: "auto" });
+const operator = t("activity.the-service-s-operator");
 
 const quoted = (name) => `“${name}”`;
 const text = (value) => (typeof value === "string" && value !== "" ? value : null);
 
 // Why a login was refused, in words; the server's code itself for one this page has no words for.
 const refusals = {
-  signature_invalid: "signature did not verify",
-  sign_count_regression: "the passkey’s counter went backwards, so it may have been copied",
-  account_disabled: "the account is disabled",
-  user_not_verified: "the device did not check it was you",
-  user_not_present: "no one confirmed on the device",
-  origin_not_allowed: "it came from another website",
-  cross_origin_not_allowed: "it came from a page embedded in another website",
-  top_origin_not_allowed: "it came from a page embedded in another website",
-  rp_id_hash_mismatch: "the passkey answered for another website",
+  signature_invalid: t("activity.signature-did-not-verify"),
+  sign_count_regression: t("activity.the-passkey-s-counter-went"),
+  account_disabled: t("activity.the-account-is-disabled"),
+  user_not_verified: t("activity.the-device-did-not-check"),
+  user_not_present: t("activity.no-one-confirmed-on-the"),
+  origin_not_allowed: t("activity.it-came-from-another-website"),
+  cross_origin_not_allowed: t("activity.it-came-from-a-page"),
+  top_origin_not_allowed: t("activity.it-came-from-a-page"),
+  rp_id_hash_mismatch: t("activity.the-passkey-answered-for-another"),
   challenge_mismatch: "the sign-in request did not match",
-  user_handle_mismatch: "the passkey belongs to another account",
-  backup_eligibility_changed: "the passkey’s backup eligibility changed",
-  backup_state_without_eligibility: "the passkey’s backup flags contradict each other",
+  user_handle_mismatch: t("activity.the-passkey-belongs-to-another"),
+  backup_eligibility_changed: t("activity.the-passkey-s-backup-eligibility"),
+  backup_state_without_eligibility: t("activity.the-passkey-s-backup-flags"),
 };
 
 // An OpenID Connect client as the event names it: its name, else its id, else "An app".
-const app = (detail) => text(detail.clientName) ?? text(detail.client) ?? "An app";
+const app = (detail) => text(detail.clientName) ?? text(detail.client) ?? t("activity.an-app");
 // The scopes a consent gave, in words (scopes.js).
 function scopes(detail) {
   const given = Array.isArray(detail.scopes) ? detail.scopes : text(detail.scope)?.split(" ") ?? [];
   const words = given.map(scopePhrase).filter(Boolean);
-  return words.length ? words.join(", ") : "who you are";
+  return words.length ? words.join(", ") : t("activity.who-you-are");
 }
 
 function refusal(code) {
@@ -48,18 +49,18 @@ function refusal(code) {
 // OpenID Connect "username", "email", "emailVerified", "groups", named without their values).
 function profileChange(detail) {
   const fields = (text(detail.fields) ?? "").split(",");
-  if (fields.includes("email") && detail.removed === true) return "Email address removed";
+  if (fields.includes("email") && detail.removed === true) return t("activity.email-address-removed");
   const name = text(detail.displayName);
   const others = [
     fields.includes("credo") && "credo", fields.includes("username") && "username",
-    (fields.includes("email") || fields.includes("emailVerified")) && "email address", fields.includes("groups") && "groups",
+    (fields.includes("email") || fields.includes("emailVerified")) && t("activity.email-address"), fields.includes("groups") && "groups",
   ].filter(Boolean);
-  const rest = others.length > 1 ? `${others.slice(0, -1).join(", ")} and ${others.at(-1)}` : others[0];
+  const rest = others.length > 1 ? t("activity.p0-and-p1", { p0: others.slice(0, -1).join(", "), p1: others.at(-1) }) : others[0];
   if (fields.includes("displayName") && name) {
-    return `Display name changed to ${quoted(name)}` + (rest ? ` and ${rest} changed` : "");
+    return t("activity.display-name-changed-to-p0", { p0: quoted(name) }) + (rest ? ` and ${rest} changed` : "");
   }
-  if (rest) return `${rest[0].toUpperCase()}${rest.slice(1)} changed`;
-  return "Profile changed";
+  if (rest) return t("activity.p0-p1-changed", { p0: rest[0].toUpperCase(), p1: rest.slice(1) });
+  return t("activity.profile-changed");
 }
 
 // The event as one sentence. `name` is the passkey's name at the time (or now), `before` its name before
@@ -67,65 +68,65 @@ function profileChange(detail) {
 export function describe(event, { name = null, before = null } = {}) {
   const detail = event.detail && typeof event.detail === "object" ? event.detail : {};
   const provider = text(event.provider);
-  const passkey = name ? `the passkey ${quoted(name)}` : "a passkey";
-  const Passkey = name ? `Passkey ${quoted(name)}` : "A passkey";
+  const passkey = name ? t("activity.the-passkey-p0", { p0: quoted(name) }) : "a passkey";
+  const Passkey = name ? t("activity.passkey-p0", { p0: quoted(name) }) : t("activity.a-passkey");
   const by = event.byOperator ? ` by ${operator}` : "";
   switch (event.event) {
-    case "account.created": return "Account created" + by;
-    case "account.created_by_operator": return `Account created by ${operator}`;
-    case "invite.created": return `An invitation for your account was made by ${operator}`;
-    case "invite.used": return "Invitation used to make your account ready for its first passkey";
-    case "invite.revoked": return "An invitation for your account was revoked" + by;
+    case "account.created": return t("activity.account-created") + by;
+    case "account.created_by_operator": return t("activity.account-created-by-operator", { operator });
+    case "invite.created": return t("activity.an-invitation-for-your-account", { operator });
+    case "invite.used": return t("activity.invitation-used-to-make-your");
+    case "invite.revoked": return t("activity.an-invitation-for-your-account-2") + by;
     case "account.updated": return profileChange(detail) + by;
-    case "account.deleted": return "Account deleted" + by;
-    case "account.disabled": return event.byOperator ? `Your account was disabled by ${operator}` : "Your account was disabled";
-    case "account.enabled": return event.byOperator ? `Your account was enabled again by ${operator}` : "Your account was enabled again";
-    case "passkey.added": return `${Passkey} added` + (provider ? ` (${provider})` : "") + by;
+    case "account.deleted": return t("activity.account-deleted") + by;
+    case "account.disabled": return event.byOperator ? t("activity.your-account-was-disabled-by", { operator }) : t("activity.your-account-was-disabled");
+    case "account.enabled": return event.byOperator ? t("activity.your-account-was-enabled-again", { operator }) : t("activity.your-account-was-enabled-again-2");
+    case "passkey.added": return t("activity.passkey-added", { Passkey }) + (provider ? ` (${provider})` : "") + by;
     case "passkey.renamed": {
       const renamed = text(detail.name);
-      if (!renamed) return `${Passkey} renamed` + by;
-      return (before && before !== renamed ? `Passkey ${quoted(before)}` : "A passkey") + ` renamed to ${quoted(renamed)}` + by;
+      if (!renamed) return t("activity.passkey-renamed", { Passkey }) + by;
+      return (before && before !== renamed ? t("activity.passkey-p0", { p0: quoted(before) }) : t("activity.a-passkey")) + t("activity.renamed-to-p0", { p0: quoted(renamed) }) + by;
     }
-    case "passkey.removed": return `${Passkey} removed` + by;
+    case "passkey.removed": return t("activity.passkey-removed", { Passkey }) + by;
     case "passkey.backup_state_changed":
-      if (detail.backedUp === true) return `${Passkey} is now synced to your other devices`;
-      if (detail.backedUp === false) return `${Passkey} is no longer synced: it lives on one device only`;
-      return `${Passkey} changed how it is backed up`;
-    case "login.succeeded": return "Signed in with " + (provider ?? passkey);
-    case "login.refused": return "Refused sign-in" + (name || provider ? ` with ${name ? passkey : provider}` : "") + refusal(text(detail.code));
+      if (detail.backedUp === true) return t("activity.passkey-is-now-synced-to", { Passkey });
+      if (detail.backedUp === false) return t("activity.passkey-is-no-longer-synced", { Passkey });
+      return t("activity.passkey-changed-how-it-is", { Passkey });
+    case "login.succeeded": return t("activity.signed-in-with") + (provider ?? passkey);
+    case "login.refused": return t("activity.refused-sign-in") + (name || provider ? ` with ${name ? passkey : provider}` : "") + refusal(text(detail.code));
     case "login.possible_clone":
-      return `The signature counter of ${provider ?? passkey} went backwards: the passkey may have been copied`;
-    case "session.ended": return "Signed out";
-    case "sessions.revoked": return event.byOperator ? `Every session was ended by ${operator}` : "Signed out everywhere";
-    case "access_token.issued": return "An access token was issued for another service";
-    case "passkey.refused": return "A passkey was refused by this service's rules" + (text(detail.rule) ? `: ${text(detail.rule)}` : "");
-    case "passkey.counter_reset": return `${Passkey} moved to a password manager that does not count sign-ins; its counter was reset`;
+      return t("activity.the-signature-counter-of-p0", { p0: provider ?? passkey });
+    case "session.ended": return t("activity.signed-out");
+    case "sessions.revoked": return event.byOperator ? t("activity.every-session-was-ended-by", { operator }) : t("activity.signed-out-everywhere");
+    case "access_token.issued": return t("activity.an-access-token-was-issued");
+    case "passkey.refused": return t("activity.a-passkey-was-refused-by") + (text(detail.rule) ? `: ${text(detail.rule)}` : "");
+    case "passkey.counter_reset": return t("activity.passkey-moved-to-a-password", { Passkey });
     case "recovery.issued":
-      return detail.by === "email" ? "A recovery link was asked for with your email address" : `A recovery code was issued by ${operator}`;
-    case "recovery.email_sent": return "A recovery link was emailed to your address";
-    case "account.email_verified": return "Email address confirmed";
-    case "recovery.revoked": return "A recovery code was revoked" + by;
-    case "recovery.exchanged": return "A recovery code was used to start adding a passkey";
-    case "recovery.completed": return `${Passkey} added with a recovery code; every other session was signed out`;
-    case "recovery.refused": return "A recovery code was refused";
-    case "device_request.approved": return "A new device was let in" + (text(detail.device) ? ` (${text(detail.device)})` : "");
-    case "device_request.denied": return "A new device's request to sign in was refused";
-    case "device_request.completed": return `${Passkey} added on a new device you let in`;
-    case "oidc.authorized": return `Signed in to ${app(detail)}`;
-    case "oidc.consent_given": return `Allowed ${app(detail)} to know ${scopes(detail)}`;
-    case "oidc.code_exchanged": return `${app(detail)} picked up its sign-in`;
-    case "oidc.code_reused": return `A sign-in code for ${app(detail)} was used twice; that app's access was ended`;
-    case "oidc.refresh_rotated": return `${app(detail)} renewed its access`;
-    case "oidc.refresh_reused": return `An old token of ${app(detail)} was used again; that app's access was ended`;
-    case "oidc.grant_revoked": return `Access of ${app(detail)} was ended` + by;
-    case "oidc.logout": return `Signed out from ${app(detail)}`;
-    case "admin.granted": return "You were made an administrator" + (detail.setup === true ? " with the server's setup link" : by);
-    case "admin.revoked": return "You are no longer an administrator" + by;
+      return detail.by === "email" ? t("activity.a-recovery-link-was-asked") : t("activity.a-recovery-code-was-issued", { operator });
+    case "recovery.email_sent": return t("activity.a-recovery-link-was-emailed");
+    case "account.email_verified": return t("activity.email-address-confirmed");
+    case "recovery.revoked": return t("activity.a-recovery-code-was-revoked") + by;
+    case "recovery.exchanged": return t("activity.a-recovery-code-was-used");
+    case "recovery.completed": return t("activity.passkey-added-with-a-recovery", { Passkey });
+    case "recovery.refused": return t("activity.a-recovery-code-was-refused");
+    case "device_request.approved": return t("activity.a-new-device-was-let") + (text(detail.device) ? ` (${text(detail.device)})` : "");
+    case "device_request.denied": return t("activity.a-new-device-s-request");
+    case "device_request.completed": return t("activity.passkey-added-on-a-new", { Passkey });
+    case "oidc.authorized": return t("activity.signed-in-to-p0", { p0: app(detail) });
+    case "oidc.consent_given": return t("activity.allowed-p0-to-know-p1", { p0: app(detail), p1: scopes(detail) });
+    case "oidc.code_exchanged": return t("activity.p0-picked-up-its-sign", { p0: app(detail) });
+    case "oidc.code_reused": return t("activity.a-sign-in-code-for", { p0: app(detail) });
+    case "oidc.refresh_rotated": return t("activity.p0-renewed-its-access", { p0: app(detail) });
+    case "oidc.refresh_reused": return t("activity.an-old-token-of-p0", { p0: app(detail) });
+    case "oidc.grant_revoked": return t("activity.access-of-p0-was-ended", { p0: app(detail) }) + by;
+    case "oidc.logout": return t("activity.signed-out-from-p0", { p0: app(detail) });
+    case "admin.granted": return t("activity.you-were-made-an-administrator") + (detail.setup === true ? t("activity.with-the-server-s-setup") : by);
+    case "admin.revoked": return t("activity.you-are-no-longer-an") + by;
     case "console.signed_in": return "Signed in to the admin console";
     default: {
       // A kind newer than this page: said plainly, with its name, never an error.
       const kind = text(event.event) ?? "unknown";
-      return `Account event: ${kind.replaceAll(/[._]/g, " ")}` + by;
+      return t("activity.account-event-p0", { p0: kind.replaceAll(/[._]/g, " ") }) + by;
     }
   }
 }
@@ -156,7 +157,7 @@ function when(at, now) {
 
 function time(event, now) {
   const at = new Date(event.at);
-  if (Number.isNaN(at.getTime())) return element("span", "", "at an unknown time");
+  if (Number.isNaN(at.getTime())) return element("span", "", t("activity.at-an-unknown-time"));
   const node = element("time", "", when(at, now));
   node.dateTime = at.toISOString();
   node.title = dateAndTime.format(at);

@@ -2,6 +2,7 @@
 // page (passkeys, sessions, groups, recent activity and the operator's actions), and the audit trail.
 // Every text from the server goes in as textContent, never as markup.
 
+import { formatDate, t } from "./i18n.js";
 import { $, element, button, say, warn, whileBusy, modal, setUnavailable, isUnavailable } from "./ui.js";
 
 // The audit trail's events (openapi.yaml's AuditEvent.event), for the filter.
@@ -17,7 +18,7 @@ const EVENTS = [
   "metadata.loaded",
 ];
 
-const when = (iso) => (iso ? new Date(iso).toLocaleString() : "never");
+const when = (iso) => (iso ? formatDate(new Date(iso)) : t("admin-views.never"));
 // A date as typed (YYYY-MM-DD): the API takes it as that day's start in UTC.
 const dayStart = (value) => value || null;
 
@@ -63,10 +64,10 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
     if (!append) list.replaceChildren();
     for (const account of page.accounts) {
       const open = button(account.displayName, "row-title button-link", () => openAccount(account.id));
-      open.setAttribute("aria-label", `${account.displayName}, ${account.disabledAt ? "disabled" : "enabled"}`);
+      open.setAttribute("aria-label", t("admin-views.displayname-p1", { displayName: account.displayName, p1: account.disabledAt ? t("admin-views.disabled") : t("admin-views.enabled") }));
       list.append(row(open, [
-        `${account.passkeys} passkey${account.passkeys === 1 ? "" : "s"} · ${account.sessions} session${account.sessions === 1 ? "" : "s"} · last sign-in ${when(account.lastLoginAt)}`,
-        account.disabledAt ? `Disabled ${when(account.disabledAt)}` : null,
+        t("admin-views.account-summary", { passkeys: t("admin-views.passkey-count", { count: account.passkeys }), sessions: t("admin-views.session-count", { count: account.sessions }), when: when(account.lastLoginAt) }),
+        account.disabledAt ? t("admin-views.disabled-p0", { p0: when(account.disabledAt) }) : null,
         account.id,
       ]));
     }
@@ -77,11 +78,11 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
 
   $("search-form").addEventListener("submit", async (event) => {
     event.preventDefault();
-    await whileBusy($("search"), "Searching…", async () => {
+    await whileBusy($("search"), t("admin-views.searching"), async () => {
       try { await searchAccounts(false); } catch (error) { warn(explain(error)); }
     });
   });
-  $("accounts-more").addEventListener("click", (event) => whileBusy(event.currentTarget, "Loading…", async () => {
+  $("accounts-more").addEventListener("click", (event) => whileBusy(event.currentTarget, t("app.loading"), async () => {
     try { await searchAccounts(true); } catch (error) { warn(explain(error)); }
   }));
 
@@ -105,55 +106,56 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
     const account = detail.account;
     $("account-title").textContent = account.displayName;
     $("account-title").tabIndex = -1;
-    $("account-state").textContent = account.disabledAt ? `Disabled since ${when(account.disabledAt)}` : "Enabled";
+    $("account-state").textContent = account.disabledAt ? t("admin-views.disabled-since-p0", { p0: when(account.disabledAt) }) : t("admin-views.enabled-state");
     $("account-state").classList.toggle("state-disabled", Boolean(account.disabledAt));
     const facts = $("account-facts");
     facts.replaceChildren();
-    fact(facts, "Id", account.id);
-    fact(facts, "Created", when(account.createdAt));
-    fact(facts, "Last sign-in", when(account.lastLoginAt));
-    fact(facts, "Username", detail.username ?? "none");
-    fact(facts, "Email", detail.email ? `${detail.email}${detail.emailVerified ? " (verified)" : " (not verified)"}` : "none");
-    fact(facts, "Groups", detail.groups.length ? detail.groups.join(", ") : "none");
+    fact(facts, t("admin-views.id"), account.id);
+    fact(facts, t("admin-views.created"), when(account.createdAt));
+    fact(facts, t("admin-views.last-sign-in"), when(account.lastLoginAt));
+    fact(facts, t("admin-views.username"), detail.username ?? t("admin-views.none"));
+    fact(facts, t("admin-views.email"), detail.email
+      ? t(detail.emailVerified ? "admin-views.email-verified" : "admin-views.email-not-verified", { email: detail.email }) : t("admin-views.none"));
+    fact(facts, t("admin-views.groups"), detail.groups.length ? detail.groups.join(", ") : t("admin-views.none"));
 
     const write = scopes().includes("write");
-    $("account-disable").textContent = account.disabledAt ? "Enable" : "Disable";
+    $("account-disable").textContent = account.disabledAt ? t("admin-views.enable") : t("admin-views.disable");
     $("disable-text").textContent = account.disabledAt
-      ? "The account is disabled: enable it to let the person sign in again."
-      : "Disabling ends every session at once and refuses sign-ins until enabled.";
+      ? t("admin-views.the-account-is-disabled-enable")
+      : t("console.disable-text");
     for (const id of ["account-disable", "account-revoke-sessions", "account-delete"]) $(id).hidden = !write;
     $("recovery-setting").hidden = !scopes().includes("recovery");
 
     const passkeys = $("account-passkeys");
     passkeys.replaceChildren();
     for (const passkey of detail.passkeys) {
-      const remove = button("Remove", "button-small button-secondary", (event) => removePasskey(event.currentTarget, passkey, detail.passkeys.length));
-      remove.setAttribute("aria-label", `Remove passkey ${passkey.name}`);
+      const remove = button(t("passkey-list.remove"), "button-small button-secondary", (event) => removePasskey(event.currentTarget, passkey, detail.passkeys.length));
+      remove.setAttribute("aria-label", t("admin-views.remove-passkey-name", { name: passkey.name }));
       remove.hidden = !write;
       passkeys.append(row(element("p", "row-title", passkey.name), [
-        `${passkey.provider?.name ?? "Unknown provider"} · ${passkey.backupEligible ? "synced" : "device-bound"}`,
-        `Added ${when(passkey.createdAt)} · last used ${when(passkey.lastUsedAt)}`,
+        t("admin-views.p0-p1", { p0: passkey.provider?.name ?? t("passkey-list.unknown-provider"), p1: passkey.backupEligible ? t("admin-views.synced") : t("admin-views.device-bound") }),
+        t("admin-views.added-p0-last-used-p1", { p0: when(passkey.createdAt), p1: when(passkey.lastUsedAt) }),
       ], [remove]));
     }
-    if (!detail.passkeys.length) passkeys.append(element("li", "row hint", "No passkey: the person needs a recovery code to get in."));
+    if (!detail.passkeys.length) passkeys.append(element("li", "row hint", t("admin-views.no-passkey-the-person-needs")));
 
     const sessions = $("account-sessions");
     sessions.replaceChildren();
     for (const s of detail.sessions) {
-      sessions.append(row(element("p", "row-title", `Session ${s.sid}`), [
-        `Since ${when(s.createdAt)} · until ${when(s.expiresAt)}${s.userVerified ? " · user verified" : ""}`,
+      sessions.append(row(element("p", "row-title", t("admin-views.session-sid", { sid: s.sid })), [
+        t("admin-views.since-p0-until-p1-p2", { p0: when(s.createdAt), p1: when(s.expiresAt), p2: s.userVerified ? t("admin-views.user-verified") : "" }),
       ]));
     }
-    if (!detail.sessions.length) sessions.append(element("li", "row hint", "No live session."));
+    if (!detail.sessions.length) sessions.append(element("li", "row hint", t("admin-views.no-live-session")));
 
     const activity = $("account-activity");
     activity.replaceChildren();
     for (const event of events) {
       activity.append(row(element("p", "row-title", event.event), [
-        `${when(event.at)} · by ${event.actor}${event.clientAddress ? " from " + event.clientAddress : ""}`,
+        t("admin-views.p0-by-actor-p2", { p0: when(event.at), actor: event.actor, p2: event.clientAddress ? t("admin-views.from-address", { address: event.clientAddress }) : "" }),
       ]));
     }
-    if (!events.length) activity.append(element("li", "row hint", "Nothing recorded."));
+    if (!events.length) activity.append(element("li", "row hint", t("admin-views.nothing-recorded")));
   }
 
   const reload = () => openAccount(current.account.id);
@@ -179,23 +181,23 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
   $("account-disable").addEventListener("click", (event) => {
     const disabled = Boolean(current.account.disabledAt);
     const path = `/api/admin/accounts/${encodeURIComponent(current.account.id)}/${disabled ? "enable" : "disable"}`;
-    act(event.currentTarget, disabled ? "Enabling…" : "Disabling…", () => adminApi("POST", path),
-      disabled ? "Enabled: the person can sign in again." : "Disabled: the person's sessions have ended.");
+    act(event.currentTarget, disabled ? t("admin-views.enabling") : t("admin-views.disabling"), () => adminApi("POST", path),
+      disabled ? t("admin-views.enabled-the-person-can-sign") : t("admin-views.disabled-the-person-s-sessions"));
   });
   $("account-revoke-sessions").addEventListener("click", (event) => {
-    act(event.currentTarget, "Ending sessions…", () => adminApi("DELETE", `/api/admin/accounts/${encodeURIComponent(current.account.id)}/sessions`),
-      "Every session of this account has ended.");
+    act(event.currentTarget, t("admin-views.ending-sessions"), () => adminApi("DELETE", `/api/admin/accounts/${encodeURIComponent(current.account.id)}/sessions`),
+      t("admin-views.every-session-of-this-account"));
   });
 
   async function removePasskey(target, passkey, count) {
     const last = count === 1 ? "?allowLast=true" : "";
-    if (last && !confirm(`${passkey.name} is the account's only passkey: the person will need a recovery code. Remove it?`)) return;
-    await act(target, "Removing…", () => adminApi("DELETE", `/api/admin/passkeys/${encodeURIComponent(passkey.id)}${last}`), `Removed ${passkey.name}.`);
+    if (last && !confirm(t("admin-views.name-is-the-account-s", { name: passkey.name }))) return;
+    await act(target, t("app-list.removing"), () => adminApi("DELETE", `/api/admin/passkeys/${encodeURIComponent(passkey.id)}${last}`), t("admin-views.removed-name", { name: passkey.name }));
   }
 
   // The recovery code: shown once, in a dialog, never kept.
   const recoveryDialog = modal($("recovery-dialog"));
-  $("account-recovery").addEventListener("click", (event) => whileBusy(event.currentTarget, "Issuing…", async () => {
+  $("account-recovery").addEventListener("click", (event) => whileBusy(event.currentTarget, t("admin-views.issuing"), async () => {
     try {
       const issued = await adminApi("POST", `/api/admin/accounts/${encodeURIComponent(current.account.id)}/recovery`);
       $("recovery-code").textContent = issued.code;
@@ -207,7 +209,7 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
     }
   }));
   $("recovery-copy").addEventListener("click", async () => {
-    try { await navigator.clipboard.writeText($("recovery-link").value); say("Link copied."); } catch { $("recovery-link").select(); }
+    try { await navigator.clipboard.writeText($("recovery-link").value); say(t("admin-views.link-copied")); } catch { $("recovery-link").select(); }
   });
   $("recovery-dialog").addEventListener("close", () => { $("recovery-code").textContent = ""; $("recovery-link").value = ""; });
   $("recovery-close").addEventListener("click", () => recoveryDialog.close());
@@ -224,12 +226,12 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
   $("delete-confirm").addEventListener("input", () => setUnavailable($("delete-go"), $("delete-confirm").value !== current.account.displayName));
   $("delete-cancel").addEventListener("click", () => deleteDialog.close());
   $("delete-go").addEventListener("click", (event) => {
-    if (isUnavailable(event.currentTarget)) { warn("Type the account's name exactly to delete it."); return; }
-    whileBusy(event.currentTarget, "Deleting…", async () => {
+    if (isUnavailable(event.currentTarget)) { warn(t("admin-views.type-the-account-s-name")); return; }
+    whileBusy(event.currentTarget, t("app.deleting"), async () => {
       try {
         await adminApi("DELETE", `/api/admin/accounts/${encodeURIComponent(current.account.id)}`);
         deleteDialog.close();
-        say(`Deleted ${current.account.displayName}.`);
+        say(t("admin-views.deleted-displayname", { displayName: current.account.displayName }));
         current = null;
         show("accounts");
         await searchAccounts(false);
@@ -251,10 +253,10 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
     const list = $("audit-list");
     if (!append) list.replaceChildren();
     for (const event of page.events) {
-      const details = Object.entries(event.detail).map(([key, value]) => `${key}: ${value}`).join(" · ");
+      const details = Object.entries(event.detail).map(([key, value]) => t("admin-views.key-value", { key, value })).join(" · ");
       list.append(row(element("p", "row-title", event.event), [
-        `${when(event.at)} · by ${event.actor}${event.clientAddress ? " from " + event.clientAddress : ""}`,
-        event.accountId ? `Account ${event.accountId}` : null,
+        t("admin-views.p0-by-actor-p2", { p0: when(event.at), actor: event.actor, p2: event.clientAddress ? t("admin-views.from-address", { address: event.clientAddress }) : "" }),
+        event.accountId ? t("admin-views.account-accountid", { accountId: event.accountId }) : null,
         details || null,
       ]));
     }
@@ -265,11 +267,11 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
 
   $("audit-form").addEventListener("submit", async (event) => {
     event.preventDefault();
-    await whileBusy($("audit-search"), "Loading…", async () => {
+    await whileBusy($("audit-search"), t("app.loading"), async () => {
       try { await searchAudit(false); } catch (error) { warn(explain(error)); }
     });
   });
-  $("audit-more").addEventListener("click", (event) => whileBusy(event.currentTarget, "Loading…", async () => {
+  $("audit-more").addEventListener("click", (event) => whileBusy(event.currentTarget, t("app.loading"), async () => {
     try { await searchAudit(true); } catch (error) { warn(explain(error)); }
   }));
 
@@ -282,21 +284,21 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
     for (const key of keys) {
       const actions = [];
       if (!key.revokedAt && write) {
-        const revoke = button("Revoke", "button-small button-secondary", (event) => whileBusy(event.currentTarget, "Revoking…", async () => {
+        const revoke = button(t("admin-views.revoke"), "button-small button-secondary", (event) => whileBusy(event.currentTarget, t("admin-views.revoking"), async () => {
           try {
             await adminApi("DELETE", "/api/admin/keys/" + encodeURIComponent(key.id));
-            say(`Revoked ${key.name}.`);
+            say(t("admin-views.revoked-name", { name: key.name }));
             await listKeys();
           } catch (error) {
             warn(explain(error));
           }
         }));
-        revoke.setAttribute("aria-label", `Revoke key ${key.name}`);
+        revoke.setAttribute("aria-label", t("admin-views.revoke-key-name", { name: key.name }));
         actions.push(revoke);
       }
-      list.append(row(element("p", "row-title", `${key.name} (${key.scope})`), [
-        `${key.id} · created ${when(key.createdAt)} by ${key.createdBy} · last used ${when(key.lastUsedAt)}`,
-        key.revokedAt ? `Revoked ${when(key.revokedAt)}` : null,
+      list.append(row(element("p", "row-title", t("admin-views.name-scope", { name: key.name, scope: key.scope })), [
+        t("admin-views.id-created-p1-by-createdby", { id: key.id, p1: when(key.createdAt), createdBy: key.createdBy, p3: when(key.lastUsedAt) }),
+        key.revokedAt ? t("admin-views.revoked-p0", { p0: when(key.revokedAt) }) : null,
       ], actions));
     }
     $("keys-empty").hidden = keys.length > 0;
@@ -306,7 +308,7 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
   const keyDialog = modal($("key-dialog"));
   $("key-form").addEventListener("submit", async (event) => {
     event.preventDefault();
-    await whileBusy($("key-create"), "Creating…", async () => {
+    await whileBusy($("key-create"), t("admin-views.creating"), async () => {
       try {
         const made = await adminApi("POST", "/api/admin/keys", { name: $("key-name").value, scope: $("key-scope").value });
         $("key-name").value = "";

@@ -3,6 +3,7 @@
 // server refuses with step_up_required is confirmed with the passkey again and sent once more. Nothing of
 // an account goes into the address bar: the views change in place.
 
+import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
 import { $, say, warn, clearMessages, whileBusy } from "./ui.js";
 import { credentialJSON, requestOptions } from "./webauthn.js";
@@ -25,8 +26,8 @@ export const scopes = () => session?.scopes ?? [];
 // Errors in words for a person: the server's message, or what a refused passkey prompt means.
 export function explain(error) {
   if (error instanceof ApiError) return error.message;
-  if (error?.name === "NotAllowedError") return "The passkey prompt was closed or timed out. Try again.";
-  return "Something went wrong: " + (error?.message ?? String(error));
+  if (error?.name === "NotAllowedError") return t("admin.the-passkey-prompt-was-closed");
+  return t("admin.something-went-wrong") + (error?.message ?? String(error));
 }
 
 // A user-verified assertion: signs in, or (with the cookie) refreshes the session's step-up.
@@ -48,7 +49,7 @@ export async function adminApi(method, path, body) {
       throw error;
     }
   }
-  say("Confirm this change with your passkey.");
+  say(t("admin.confirm-this-change-with-your"));
   await assert();
   return await api(method, path, body);
 }
@@ -68,7 +69,7 @@ function signedOut() {
 }
 
 async function signIn(button, body, after) {
-  await whileBusy(button, "Waiting for your passkey…", async () => {
+  await whileBusy(button, t("app.waiting-for-your-passkey"), async () => {
     clearMessages();
     try {
       await assert(body);
@@ -88,17 +89,17 @@ async function start() {
   $("logout").addEventListener("click", async () => {
     try { await api("DELETE", "/admin/api/session"); } catch { /* signed out either way */ }
     signedOut();
-    say("Signed out.");
+    say(t("oidc.signed-out"));
   });
   if (location.pathname.endsWith("/admin/setup")) {
     // The code is after '#': it never reached a server log. It leaves the address bar at once.
     const code = location.hash.slice(1);
     history.replaceState(null, "", "/admin/setup");
     show("setup");
-    if (!code) warn("This setup link has no code: copy the whole link from the server's log.");
+    if (!code) warn(t("admin.this-setup-link-has-no"));
     $("setup-signin").addEventListener("click", (event) => signIn(event.currentTarget, { setupCode: code }, () => {
       history.replaceState(null, "", "/admin");
-      say("You are the administrator now.");
+      say(t("admin.you-are-the-administrator-now"));
       views.accounts();
     }));
     return;

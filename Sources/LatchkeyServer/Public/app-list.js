@@ -2,11 +2,12 @@
 // may learn, when it was allowed and last used, and Remove access in place — drawn like the passkey list.
 // Every string from the server goes in as text, never as HTML.
 
+import { intlLanguage, t } from "./i18n.js";
 import { scopeLabel } from "./scopes.js";
 import { button, element, whileBusy } from "./ui.js";
 
-const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
-const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const dateOnly = new Intl.DateTimeFormat(intlLanguage, { dateStyle: "medium" });
+const dateAndTime = new Intl.DateTimeFormat(intlLanguage, { dateStyle: "medium", timeStyle: "short" });
 
 function appIcon() {
   const ns = "http://www.w3.org/2000/svg";
@@ -37,27 +38,27 @@ function item(app, remove) {
   row.dataset.clientId = app.clientId;
   const body = element("div", "passkey-body");
   const scopes = element("ul", "badges");
-  scopes.setAttribute("aria-label", `What ${app.name} may learn`);
+  scopes.setAttribute("aria-label", t("app-list.what-name-may-learn", { name: app.name }));
   for (const scope of app.scopes) scopes.append(element("li", "badge", scopeLabel(scope)));
-  const used = app.lastUsedAt ? `last used ${dateAndTime.format(new Date(app.lastUsedAt))}` : "not used yet";
-  const meta = element("p", "passkey-meta", `Allowed ${dateOnly.format(new Date(app.consentedAt))} · ${used}`);
+  const used = app.lastUsedAt ? t("app-list.last-used", { when: dateAndTime.format(new Date(app.lastUsedAt)) }) : t("app-list.not-used-yet");
+  const meta = element("p", "passkey-meta", t("app-list.allowed-p0-used", { p0: dateOnly.format(new Date(app.consentedAt)), used }));
   const controls = element("div", "passkey-actions");
   body.append(element("h3", "passkey-name", app.name), scopes, meta, controls);
   row.append(appIcon(), body);
 
   const showButton = () => {
-    const ask = button("Remove access", "button-small", () => showConfirm());
-    ask.setAttribute("aria-label", `Remove access for ${app.name}`);
+    const ask = button(t("app-list.remove-access"), "button-small", () => showConfirm());
+    ask.setAttribute("aria-label", t("app-list.remove-access-for-name", { name: app.name }));
     controls.replaceChildren(ask);
     return ask;
   };
 
   const showConfirm = () => {
-    const question = element("p", "passkey-confirm", `Remove access for ${app.name}? It can no longer sign you in or read your details until you allow it again.`);
-    const yes = button("Remove access", "button-small button-danger", async () => {
-      await whileBusy(yes, "Removing…", () => remove(app));
+    const question = element("p", "passkey-confirm", t("app-list.remove-access-for-name-it", { name: app.name }));
+    const yes = button(t("app-list.remove-access"), "button-small button-danger", async () => {
+      await whileBusy(yes, t("app-list.removing"), () => remove(app));
     });
-    const no = button("Keep it", "button-small", () => { showButton().focus(); });
+    const no = button(t("app-list.keep-it"), "button-small", () => { showButton().focus(); });
     controls.replaceChildren(question, yes, no);
     no.focus();
   };

@@ -4,6 +4,7 @@
 // started may report a failure. The background autofill request (passkey autofill in the name field) ends
 // quietly, whatever happens to it.
 
+import { language, setUpPicker, t } from "./i18n.js";
 import { renderActivity } from "./activity.js";
 import { api, ApiError } from "./api.js";
 import { renderApps } from "./app-list.js";
@@ -47,11 +48,27 @@ function autofillState(state) { document.body.dataset.autofill = state; }
 function explain(e) {
   if (e instanceof ApiError) return e.message;
   switch (e?.name) {
-    case "NotAllowedError": return "The passkey request was cancelled or timed out. Try again, and choose a passkey when your device asks.";
-    case "InvalidStateError": return "This device already holds a passkey for this account. Use another device or password manager to add one.";
-    case "SecurityError": return "The browser refused: this page's address does not match the server's passkey domain.";
-    case "AbortError": return "The passkey request was interrupted. Try again.";
+    case "NotAllowedError": return t("app.the-passkey-request-was-cancelled");
+    case "InvalidStateError": return t("app.this-device-already-holds-a");
+    case "SecurityError": return t("app.the-browser-refused-this-page");
+    case "AbortError": return t("app.the-passkey-request-was-interrupted");
     default: return e?.message || String(e);
+  }
+}
+
+// ---- the account's language ----
+// Its mails are written in the language the person reads this page in: the server is told once per
+// account and page load (nothing is stored in the browser for it). <body data-language-told> says so,
+// for the browser tests.
+let languageTold = null;
+async function tellLanguage(accountId) {
+  if (!accountId || languageTold === accountId) return;
+  languageTold = accountId;
+  try {
+    await api("PUT", "api/account/language", { language });
+    document.body.dataset.languageTold = language;
+  } catch {
+    languageTold = null;  // not told: the mails stay in the server's default language until the next time
   }
 }
 
@@ -104,15 +121,15 @@ async function requestSignUpLink(event) {
   event.preventDefault();
   const address = $("signup-email").value.trim();
   if (!address) {
-    warn(`Type your address at ${signUp?.domains.join(" or ") ?? "your organisation"}.`);
+    warn(t("app.type-your-address-at-p0", { p0: signUp?.domains.join(" or ") ?? t("app.your-organisation") }));
     $("signup-email").focus();
     return;
   }
-  await whileBusy($("signup-email-send"), "Sending…", async () => {
+  await whileBusy($("signup-email-send"), t("app.sending"), async () => {
     try {
       await api("POST", "api/signup/email", { email: address }, { anonymous: true });
       $("signup-email").value = "";
-      say(`A link to make your account is on its way to ${address}. Open it in this browser, or on the device that should hold your passkey.`);
+      say(t("app.a-link-to-make-your", { address }));
     } catch (e) {
       warn(explain(e));
       $("signup-email").focus();
@@ -127,12 +144,13 @@ function showUnsupported() {
   hideNewDevice();
   $("unsupported").hidden = false;
   if (!browser.secureContext) {
-    $("unsupported-reason").textContent = "Passkeys only work on a secure connection, and this page was opened over plain http. Open it with https.";
+    $("unsupported-reason").textContent = t("app.passkeys-only-work-on-a");
   }
 }
 
 function showAccount(data, { focus = true } = {}) {
   cancelConditionalLogin();
+  tellLanguage(data?.account?.id ?? data?.id);
   if (afterSignIn) {
     const next = afterSignIn;
     afterSignIn = null;
@@ -222,7 +240,7 @@ async function removeApp(app) {
     await api("DELETE", `api/account/apps/${encodeURIComponent(app.clientId)}`);
     await loadApps();
     loadActivity();
-    say(`Removed access for ${app.name}.`);
+    say(t("app.removed-access-for-name", { name: app.name }));
     $("apps-title").focus();
     return true;
   } catch (e) { warn(explain(e)); return false; }
@@ -232,8 +250,8 @@ async function removeApp(app) {
 // The server decides (GET /api/account's recoveryRisk: one passkey, or only device-bound ones); it is
 // read again whenever the passkeys are, so adding or removing one updates the warning.
 const riskReasons = {
-  single_passkey: "Your account has only one passkey.",
-  device_bound_only: "None of your passkeys can be synced to another device.",
+  single_passkey: t("app.your-account-has-only-one"),
+  device_bound_only: t("app.none-of-your-passkeys-can"),
 };
 
 function showRecoveryRisk(risk) {
@@ -290,7 +308,7 @@ async function moreActivity() {
   const button = $("activity-more");
   if (activity.next === null) return;
   const generation = activity.generation;
-  await whileBusy(button, "Loading…", async () => {
+  await whileBusy(button, t("app.loading"), async () => {
     try {
       const page = await api("GET", `api/account/events?limit=${activityPage}&cursor=${encodeURIComponent(activity.next)}`);
       if (generation !== activity.generation) return;
@@ -308,8 +326,8 @@ async function register(event) {
   const name = $("passkey-name").value.trim();
   if (!name || $("register").disabled) return;
   cancelConditionalLogin();
-  await whileBusy($("register"), "Creating your passkey…", async () => {
-    say("Your device will ask you to save a passkey for Latchkey.");
+  await whileBusy($("register"), t("app.creating-your-passkey"), async () => {
+    say(t("app.your-device-will-ask-you"));
     try {
       const options = await api("POST", "api/registration/options", { displayName: name });
       rpId = options.publicKey.rp.id ?? rpId;
@@ -317,7 +335,7 @@ async function register(event) {
       const result = await api("POST", "api/registration/verify", { credential: credentialJSON(credential) });
       $("passkey-name").value = "";
       showAccount(result.account);
-      say(`Registered and signed in as ${result.account.displayName}. Add a passkey on a second device too, so you can't be locked out.`);
+      say(t("app.registered-and-signed-in-as", { displayName: result.account.displayName }));
     } catch (e) {
       warn(explain(e));
     }
@@ -333,16 +351,16 @@ async function finishLogin(credential, { quiet = false, recovered = false } = {}
     // page has no encrypted data to open with them, so it only says so, and keeps nothing of them.
     const unlocked = result.prf !== undefined;
     showAccount(result.account);
-    say(`Signed in as ${result.account.displayName}.`
-      + (unlocked ? " This passkey can unlock encrypted data." : "")
-      + (recovered ? " Remove the passkeys you lost from the list, so that they stop working here." : ""));
+    say(t("app.signed-in-as-displayname", { displayName: result.account.displayName })
+      + (unlocked ? t("app.this-passkey-can-unlock-encrypted") : "")
+      + (recovered ? t("app.remove-the-passkeys-you-lost") : ""));
   } catch (e) {
     const unknown = e instanceof ApiError && e.code === "unknown_credential";
     const signalled = unknown ? await signalUnknownCredential(rpId, credential.id) : false;
     if (quiet) {
       console.info("Latchkey: the passkey from autofill was not accepted:", e?.message ?? e);
     } else if (unknown) {
-      warn(e.message + (signalled ? " Your browser was asked to forget this passkey." : " Remove it from your password manager: it no longer works here."));
+      warn(e.message + (signalled ? t("app.your-browser-was-asked-to") : t("app.remove-it-from-your-password")));
     } else {
       warn(explain(e));
     }
@@ -352,8 +370,8 @@ async function finishLogin(credential, { quiet = false, recovered = false } = {}
 // `button` shows that it is busy: Log in, or the recovery view's "Sign in with your new passkey".
 async function login(button = $("login"), { recovered = false } = {}) {
   cancelConditionalLogin();
-  await whileBusy(button, "Waiting for your passkey…", async () => {
-    say("Choose your passkey when your device asks.");
+  await whileBusy(button, t("app.waiting-for-your-passkey"), async () => {
+    say(t("app.choose-your-passkey-when-your"));
     try {
       const options = await api("POST", "api/login/options");
       rpId = options.publicKey.rpId ?? rpId;
@@ -375,7 +393,7 @@ async function logInPressed() {
   if (!browser.immediateGet || !immediateFirst) { await login(); return; }
   cancelConditionalLogin();
   let next = null;
-  await whileBusy($("login"), "Looking for your passkey…", async () => {
+  await whileBusy($("login"), t("app.looking-for-your-passkey"), async () => {
     let credential;
     try {
       const options = await api("POST", "api/login/options");
@@ -387,7 +405,7 @@ async function logInPressed() {
         immediateFirst = false;
         if (e.name === "NotAllowedError") {
           next = "autofill";
-          say("No passkey for Latchkey is ready on this device. Press Log in with a passkey again to use one on your phone, another device or a security key.");
+          say(t("app.no-passkey-for-brand-is"));
         } else {
           // A browser that announced the immediate sign-in but refused the request's form: the usual
           // dialog, now and from then on (nothing was shown to the person yet, so it is no second prompt).
@@ -451,8 +469,8 @@ async function addPasskeyOptions() {
   } catch (e) {
     if (!(e instanceof ApiError && e.code === "recent_sign_in_required")) throw e;
   }
-  if (!await confirmItIsYou("Add the passkey again if you meant to.")) return null;
-  say("Confirmed. Your device will now ask you to save another passkey.");
+  if (!await confirmItIsYou(t("app.add-the-passkey-again-if"))) return null;
+  say(t("app.confirmed-your-device-will-now"));
   return await api("POST", "api/registration/options", {});
 }
 
@@ -460,21 +478,21 @@ async function addPasskeyOptions() {
 // email address). False when the passkey chosen belongs to another account: the page then shows that
 // one, and `again` says what to do.
 async function confirmItIsYou(again) {
-  say("First confirm it is you: choose one of your passkeys for this account.");
+  say(t("app.first-confirm-it-is-you"));
   const request = await api("POST", "api/login/options");
   const credential = await navigator.credentials.get({ publicKey: requestOptions(request.publicKey) });
   const result = await api("POST", "api/login/verify", { credential: credentialJSON(credential) });
   if (result.account.id !== account?.id) {
     showAccount(result.account);
-    warn(`That passkey belongs to ${result.account.displayName}, so you are now signed in as them. ${again}`);
+    warn(t("app.that-passkey-belongs-to-displayname", { displayName: result.account.displayName, again }));
     return false;
   }
   return true;
 }
 
 async function addPasskey() {
-  await whileBusy($("add-passkey"), "Creating a passkey…", async () => {
-    say("Your device will ask you to save another passkey for Latchkey.");
+  await whileBusy($("add-passkey"), t("app.creating-a-passkey"), async () => {
+    say(t("app.your-device-will-ask-you-2"));
     try {
       const options = await addPasskeyOptions();
       if (!options) return;
@@ -482,7 +500,7 @@ async function addPasskey() {
       const credential = await navigator.credentials.create({ publicKey: creationOptions(options.publicKey) });
       const result = await api("POST", "api/registration/verify", { credential: credentialJSON(credential) });
       await loadPasskeys();
-      say(`Added the passkey ${result.passkey.name}. Rename it so you can tell your passkeys apart.`);
+      say(t("app.added-the-passkey-name-rename", { name: result.passkey.name }));
     } catch (e) { warn(explain(e)); }
     // Also after a failure: the sign-in that confirmed it was the person is history of its own.
     if (account) loadActivity();
@@ -494,7 +512,7 @@ async function renamePasskey(passkey, name) {
     const renamed = await api("PATCH", `api/account/passkeys/${passkey.id}`, { name });
     await loadPasskeys();
     loadActivity();
-    say(`Renamed to ${renamed.name}.`);
+    say(t("app.renamed-to-name", { name: renamed.name }));
     document.querySelector(`#passkeys li[data-id="${CSS.escape(passkey.id)}"] button`)?.focus();
     return true;
   } catch (e) { warn(explain(e)); return false; }
@@ -506,7 +524,7 @@ async function removePasskey(passkey) {
     await loadPasskeys();
     loadActivity();
     const signalled = account ? await signalAllAcceptedCredentials(rpId, account.userHandle, passkeys.map((p) => p.id)) : false;
-    say(`Removed the passkey ${passkey.name}.` + (signalled ? "" : " Also remove it from your password manager."));
+    say(t("app.removed-the-passkey-name", { name: passkey.name }) + (signalled ? "" : t("app.also-remove-it-from-your")));
     $("add-passkey").focus();
     return true;
   } catch (e) { warn(explain(e)); return false; }
@@ -516,7 +534,7 @@ async function removePasskey(passkey) {
 async function update(event) {
   event.preventDefault();
   if (isUnavailable($("update"))) return;
-  await whileBusy($("update"), "Saving…", async () => {
+  await whileBusy($("update"), t("app.saving"), async () => {
     try {
       const body = {};
       const name = $("display-name").value.trim();
@@ -532,13 +550,13 @@ async function update(event) {
       $("signed-in-as").textContent = account.displayName;
       // Keep the password manager's list in step with the new name (WebAuthn L3 signal).
       if (body.displayName) await signalCurrentUserDetails(rpId, account.userHandle, account.displayName);
-      say("Saved.");
+      say(t("app.saved"));
       loadActivity();
     } catch (e) {
       // A refused username is said at its field, which gets the focus; the rest at the top.
       if (e instanceof ApiError && (e.code === "username_invalid" || e.code === "username_taken")) {
         clearMessages();
-        showUsernameError(e.code === "username_taken" ? "Someone else has this username. Choose another." : e.message);
+        showUsernameError(e.code === "username_taken" ? t("app.someone-else-has-this-username") : e.message);
         $("username").focus();
       } else {
         warn(explain(e));
@@ -560,20 +578,20 @@ async function signOut(button, path, busyLabel, message) {
   });
 }
 
-const logout = () => signOut($("logout"), "api/logout", "Logging out…",
-  "Signed out. Log in again with your passkey whenever you like.");
-const logoutEverywhere = () => signOut($("logout-everywhere"), "api/logout/everywhere", "Signing out…",
-  "Signed out on every device, this one included. Your passkeys still work: log in again with one.");
+const logout = () => signOut($("logout"), "api/logout", t("app.logging-out"),
+  t("app.signed-out-log-in-again"));
+const logoutEverywhere = () => signOut($("logout-everywhere"), "api/logout/everywhere", t("app.signing-out"),
+  t("app.signed-out-on-every-device"));
 
 async function deleteAccount() {
-  await whileBusy($("confirm-delete"), "Deleting…", async () => {
+  await whileBusy($("confirm-delete"), t("app.deleting"), async () => {
     try {
       const handle = account?.userHandle;
       await api("DELETE", "api/account");
       deleteDialog.close();
       const signalled = handle ? await signalAllAcceptedCredentials(rpId, handle, []) : false;
       showWelcome();
-      say("Your account was deleted." + (signalled ? "" : " Remove its passkey from your password manager too."));
+      say(t("app.your-account-was-deleted") + (signalled ? "" : t("app.remove-its-passkey-from-your")));
       $("welcome-title").focus();
     } catch (e) {
       deleteDialog.close();
@@ -584,6 +602,7 @@ async function deleteAccount() {
 
 // ---- start ----
 async function start() {
+  setUpPicker($("language-picker"));
   // A recovery or invitation link's code is read, and taken out of the address bar, before anything else.
   const recovery = isRecoveryPage();
   const invite = isInvitePage();
@@ -621,7 +640,7 @@ async function start() {
       showSignIn: (appName, next) => {
         afterSignIn = next;
         $("oidc-context").hidden = false;
-        $("oidc-context").textContent = `Sign in to continue to ${appName}.`;
+        $("oidc-context").textContent = t("app.sign-in-to-continue-to", { appName });
         showWelcome({ autofill: true });
         $("welcome-title").focus();
       },
@@ -661,7 +680,7 @@ async function start() {
   } catch (e) {
     if (!(e instanceof ApiError && e.status === 401)) warn(explain(e));
     showWelcome({ autofill: true });
-    if (hasPendingConfirmation()) say("Sign in to confirm your email address: it is confirmed for the account you sign in to.");
+    if (hasPendingConfirmation()) say(t("app.sign-in-to-confirm-your"));
   }
 }
 

@@ -14,14 +14,15 @@
 // shows the browser, address and time that asked; approving it takes a fresh passkey assertion with user
 // verification (POST api/account/confirm/options, then …/approve); denying it ends it.
 
+import { intlLanguage, t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
 import { restrictedPasskey } from "./restricted-passkey.js";
 import { $, say, warn, whileBusy } from "./ui.js";
 import { credentialJSON, requestOptions } from "./webauthn.js";
 
 let hooks = { explain: (e) => String(e), signIn: async () => {}, changed: () => {}, showing: () => {} };
-const time = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
-const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+const time = new Intl.DateTimeFormat(intlLanguage, { timeStyle: "short" });
+const dateAndTime = new Intl.DateTimeFormat(intlLanguage, { dateStyle: "medium", timeStyle: "medium" });
 
 // ---- the new device ----
 
@@ -78,7 +79,7 @@ export function hideNewDevice() {
 
 async function ask() {
   const button = $("new-device-ended-step").hidden ? $("new-device-request") : $("new-device-retry");
-  await whileBusy(button, "Asking…", async () => {
+  await whileBusy(button, t("device-approval.asking"), async () => {
     try {
       const username = $("new-device-username").value.trim();
       const made = await api("POST", "api/device-requests", username ? { username } : undefined);
@@ -87,9 +88,9 @@ async function ask() {
         pollInterval: Math.max(1, made.pollInterval ?? 2) };
       $("new-device-code").textContent = made.code;
       setTime($("new-device-expires"), request.expiresAt);
-      setState("pending", "Waiting for your approval on the other device…");
+      setState("pending", t("device-approval.waiting-for-your-approval-on"));
       showStep("code");
-      say(`Your code is ${made.code}. Type it on the device where you are signed in.`);
+      say(t("device-approval.your-code-is-code-type", { code: made.code }));
       schedulePoll(generation);
     } catch (e) { warn(hooks.explain(e)); }
   });
@@ -135,27 +136,27 @@ function approved(answer) {
   const named = request?.username;
   request = null;
   session = { token: answer.token, expiresAt: new Date(answer.expiresAt), account: answer.account };
-  setState("approved", "Approved.");
+  setState("approved", t("device-approval.approved"));
   // Whose account this is, in what its holder cannot dress up as someone else's (the username, the id);
   // no passkey is offered before the person says it is theirs (review 4, S4-12).
   $("new-device-name").textContent = session.account.displayName;
   $("new-device-account-name").textContent = session.account.displayName;
-  $("new-device-account-username").textContent = session.account.username ?? "None";
-  $("new-device-account-id").textContent = `${session.account.id.slice(0, 8)}…`;
+  $("new-device-account-username").textContent = session.account.username ?? t("device-approval.none");
+  $("new-device-account-id").textContent = t("device-approval.p0", { p0: session.account.id.slice(0, 8) });
   setTime($("new-device-session-expires"), session.expiresAt);
   showStep("add");
-  say(`A signed-in device let this one in to the account ${session.account.displayName}. If it is yours, add a passkey on this device.`);
+  say(t("device-approval.a-signed-in-device-let", { displayName: session.account.displayName }));
   // Named by the person before the code was shown, the account could only be theirs (the server lets no
   // other account find the request): then the password manager may save the passkey in the background.
   if (named && session.account.username === named) passkey.offer();
 }
 
 const endings = {
-  denied: ["The request was denied", "It was refused on your signed-in device. If that was a mistake, show a new code and try again."],
-  expired: ["This code has expired", "Codes work for 5 minutes. Show a new code when your signed-in device is at hand."],
-  used: ["This code was used already", "Show a new code to let this device in."],
-  cancelled: ["You cancelled the request", "Show a new code when you are ready."],
-  "not-mine": ["Nothing was added", "This device was let in to an account that is not yours, so it added no passkey there. Show a new code, and type it only on your own signed-in device."],
+  denied: [t("device-approval.the-request-was-denied"), t("device-approval.it-was-refused-on-your")],
+  expired: [t("device-approval.this-code-has-expired"), t("device-approval.codes-work-for-5-minutes")],
+  used: [t("device-approval.this-code-was-used-already"), t("device-approval.show-a-new-code-to")],
+  cancelled: [t("device-approval.you-cancelled-the-request"), t("device-approval.show-a-new-code-when")],
+  "not-mine": [t("device-approval.nothing-was-added"), t("device-approval.this-device-was-let-in")],
 };
 
 function end(status) {
@@ -165,24 +166,24 @@ function end(status) {
   $("new-device-ended-title").textContent = title;
   $("new-device-ended-reason").textContent = reason;
   showStep("ended");
-  if (status === "cancelled" || status === "not-mine") say(`${title}. ${reason}`); else warn(`${title}. ${reason}`);
+  if (status === "cancelled" || status === "not-mine") say(t("device-approval.title-reason", { title, reason })); else warn(t("device-approval.title-reason", { title, reason }));
 }
 
 const passkey = restrictedPasskey({
   button: $("new-device-add-passkey"),
   session: () => session,
-  asking: "Your device will ask you to save a passkey for Latchkey.",
+  asking: t("app.your-device-will-ask-you"),
   added(result, { conditional }) {
     session = null;
     showStep("done");
-    say(`${conditional ? "Your password manager saved the passkey" : "Added the passkey"} ${result.passkey.name} on this device. Sign in with it now.`);
+    say(t("device-approval.p0-name-on-this-device", { p0: conditional ? t("device-approval.your-password-manager-saved-the") : t("device-approval.added-the-passkey"), name: result.passkey.name }));
   },
   over() {
     session = null;
     end("expired");
   },
   explain: (e) => e?.name === "InvalidStateError"
-    ? "This device already holds a passkey for your account: go back and sign in with it."
+    ? t("device-approval.this-device-already-holds-a")
     : hooks.explain(e),
 });
 
@@ -202,15 +203,15 @@ async function find(event) {
   event.preventDefault();
   const code = $("approve-code").value.trim();
   if (!code) {
-    warn("Type the code the new device shows.");
+    warn(t("device-approval.type-the-code-the-new"));
     $("approve-code").focus();
     return;
   }
-  await whileBusy($("approve-find"), "Finding…", async () => {
+  await whileBusy($("approve-find"), t("device-approval.finding"), async () => {
     try {
       found = await api("POST", "api/account/device-requests/find", { code });
-      $("approve-device").textContent = found.device ?? "An unknown browser";
-      $("approve-address").textContent = found.clientAddress ?? "Unknown";
+      $("approve-device").textContent = found.device ?? t("device-approval.an-unknown-browser");
+      $("approve-address").textContent = found.clientAddress ?? t("device-approval.unknown");
       const asked = new Date(found.createdAt);
       $("approve-time").dateTime = asked.toISOString();
       $("approve-time").textContent = dateAndTime.format(asked);
@@ -218,7 +219,7 @@ async function find(event) {
       $("approve-for").textContent = found.forUsername ?? "";
       $("approve-for").hidden = $("approve-for-term").hidden = !found.forUsername;
       $("approve-request").hidden = false;
-      say(`Found a request from ${found.device ?? "an unknown browser"}. Check it is the device you are holding, then approve it.`);
+      say(t("device-approval.found-a-request-from-p0", { p0: found.device ?? t("device-approval.an-unknown-browser-2") }));
       $("approve-request-title").focus();
     } catch (e) {
       found = null;
@@ -232,15 +233,15 @@ async function find(event) {
 async function approve() {
   if (!found) return;
   const id = found.id;
-  await whileBusy($("approve-confirm"), "Waiting for your passkey…", async () => {
-    say("Confirm it is you: choose your passkey when your device asks.");
+  await whileBusy($("approve-confirm"), t("app.waiting-for-your-passkey"), async () => {
+    say(t("device-approval.confirm-it-is-you-choose"));
     try {
       const options = await api("POST", "api/account/confirm/options");
       const credential = await navigator.credentials.get({ publicKey: requestOptions(options.publicKey) });
       await api("POST", `api/account/device-requests/${encodeURIComponent(id)}/approve`, { credential: credentialJSON(credential) });
-      const device = found?.device ?? "The device";
+      const device = found?.device ?? t("device-approval.the-device");
       resetApproval();
-      say(`Approved. ${device} can now add its own passkey to your account.`);
+      say(t("device-approval.approved-device-can-now-add", { device }));
       $("approve-code").focus();
       hooks.changed();
     } catch (e) { warn(hooks.explain(e)); }
@@ -250,11 +251,11 @@ async function approve() {
 async function deny() {
   if (!found) return;
   const id = found.id;
-  await whileBusy($("approve-deny"), "Denying…", async () => {
+  await whileBusy($("approve-deny"), t("device-approval.denying"), async () => {
     try {
       await api("POST", `api/account/device-requests/${encodeURIComponent(id)}/deny`);
       resetApproval();
-      say("Denied. That device was not let in.");
+      say(t("device-approval.denied-that-device-was-not"));
       $("approve-code").focus();
       hooks.changed();
     } catch (e) { warn(hooks.explain(e)); }

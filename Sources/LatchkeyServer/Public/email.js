@@ -5,6 +5,7 @@
 // the recovery view "Email me a recovery link" (where the server mails them, --recovery-email). The
 // server answers that last request the same whether or not it knows the address; so does this page.
 
+import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
 import { $, say, warn, whileBusy } from "./ui.js";
 
@@ -41,7 +42,7 @@ async function withRecentSignIn(request) {
   } catch (e) {
     if (!(e instanceof ApiError && e.code === "recent_sign_in_required")) throw e;
   }
-  if (!await hooks.confirmItIsYou("Confirm your email address from that account's page if you meant to.")) return undefined;
+  if (!await hooks.confirmItIsYou(t("email.confirm-your-email-address-from"))) return undefined;
   return await request();
 }
 
@@ -50,15 +51,15 @@ function render() {
   $("email-card").hidden = !current || (!current.mail && !known);
   if (!current) return;
   $("email-hint").textContent = current.recovery
-    ? "If you ever lose all your passkeys, a recovery link can be sent to this address once it is confirmed."
-    : "Apps you sign in to with this account may be given this address once it is confirmed.";
+    ? t("email.if-you-ever-lose-all")
+    : t("email.apps-you-sign-in-to");
   $("email-tradeoff").hidden = !current.recovery;
   $("email-state").hidden = !known;
   $("email-current").textContent = known ?? "";
-  $("email-status").textContent = current.verified ? "Confirmed" : "Not confirmed yet";
+  $("email-status").textContent = current.verified ? t("email.confirmed") : t("email.not-confirmed-yet");
   $("email-form").hidden = !current.mail;
-  $("email-label").textContent = known ? "A new email address" : "Your email address";
-  $("email-save").textContent = known && !current.verified ? "Send the confirmation link again" : "Send a confirmation link";
+  $("email-label").textContent = known ? t("email.a-new-email-address") : t("email.your-email-address");
+  $("email-save").textContent = known && !current.verified ? t("email.send-the-confirmation-link-again") : t("email.send-a-confirmation-link");
   $("email-remove").hidden = !known;
   if (known && !current.verified && $("email-address").value === "") $("email-address").value = known;
 }
@@ -85,11 +86,11 @@ async function save(event) {
   event.preventDefault();
   const address = $("email-address").value.trim();
   if (!address) {
-    warn("Type the email address to confirm.");
+    warn(t("email.type-the-email-address-to"));
     $("email-address").focus();
     return;
   }
-  await whileBusy($("email-save"), "Sending…", async () => {
+  await whileBusy($("email-save"), t("app.sending"), async () => {
     try {
       const changed = await withRecentSignIn(() => api("PUT", "api/account/email", { email: address }));
       if (!changed) return;
@@ -97,8 +98,8 @@ async function save(event) {
       $("email-address").value = "";
       render();
       say(current.verified
-        ? `${current.email} is already your confirmed address.`
-        : `A confirmation link is on its way to ${current.email}. Open it in a browser where you are signed in here; it works for 24 hours.`);
+        ? t("email.email-is-already-your-confirmed", { email: current.email })
+        : t("email.a-confirmation-link-is-on", { email: current.email }));
       hooks.changed();
     } catch (e) {
       warn(hooks.explain(e));
@@ -109,13 +110,13 @@ async function save(event) {
 }
 
 async function remove() {
-  await whileBusy($("email-remove"), "Removing…", async () => {
+  await whileBusy($("email-remove"), t("app-list.removing"), async () => {
     try {
       await api("DELETE", "api/account/email");
       current = { ...current, email: null, verified: false };
       $("email-address").value = "";
       render();
-      say("Your email address was removed. No recovery link can be sent for your account now.");
+      say(t("email.your-email-address-was-removed"));
       $("email-address").focus();
       hooks.changed();
     } catch (e) { warn(hooks.explain(e)); }
@@ -137,13 +138,13 @@ async function confirm({ pressed = false } = {}) {
     current = confirmed;
     $("email-address").value = "";  // it held the address while it waited for confirmation
     render();
-    say(`Your email address ${current.email} is confirmed.`);
+    say(t("email.your-email-address-email-is", { email: current.email }));
     hooks.changed();
   } catch (e) {
     if (!pressed && e instanceof ApiError && e.code === "recent_sign_in_required") {
       pendingToken = token;
       $("email-confirm").hidden = false;
-      say("To confirm your email address, sign in again with your passkey: choose Confirm the address.");
+      say(t("email.to-confirm-your-email-address"));
       $("email-confirm").focus();
       return;
     }
@@ -168,15 +169,15 @@ async function requestRecoveryLink(event) {
   event.preventDefault();
   const address = $("recover-email").value.trim();
   if (!address) {
-    warn("Type the email address you confirmed for your account.");
+    warn(t("email.type-the-email-address-you"));
     $("recover-email").focus();
     return;
   }
-  await whileBusy($("recover-email-send"), "Sending…", async () => {
+  await whileBusy($("recover-email-send"), t("app.sending"), async () => {
     try {
       await api("POST", "api/recovery/email", { email: address });
-      say(`If ${address} is the confirmed address of an account here, a recovery link is on its way to it. `
-        + "It works once, for an hour. Check your inbox, and your spam folder.");
+      say(t("email.if-address-is-the-confirmed", { address })
+        + t("email.it-works-once-for-an"));
     } catch (e) {
       warn(hooks.explain(e));
       $("recover-email").focus();
@@ -190,6 +191,6 @@ export function setUpEmail(options) {
   $("email-title").tabIndex = -1;
   $("email-form").addEventListener("submit", save);
   $("email-remove").addEventListener("click", remove);
-  $("email-confirm").addEventListener("click", () => whileBusy($("email-confirm"), "Confirming…", () => confirm({ pressed: true })));
+  $("email-confirm").addEventListener("click", () => whileBusy($("email-confirm"), t("email.confirming"), () => confirm({ pressed: true })));
   $("recover-email-form").addEventListener("submit", requestRecoveryLink);
 }

@@ -6,6 +6,7 @@
 // `document.body.dataset.forwardAuth` says where the flow is: "asking", "login", "redirecting",
 // "refused", "error" (the browser tests wait on it).
 
+import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
 import { $ } from "./ui.js";
 
@@ -36,24 +37,24 @@ export async function forwardAuth(hooks) {
       reply = await api("GET", "api/forward-auth/verdict?rd=" + encodeURIComponent(target));
     } catch (e) {
       setState("error");
-      show("This sign-in cannot continue", e instanceof ApiError ? e.message : hooks.explain(e));
+      show(t("forward-auth.this-sign-in-cannot-continue"), e instanceof ApiError ? e.message : hooks.explain(e));
       return;
     }
     if (reply.verdict === "pass") {
       setState("redirecting");
-      show("Signed in", `Taking you back to ${reply.host}…`);
+      show(t("forward-auth.signed-in"), t("forward-auth.taking-you-back-to-host", { host: reply.host }));
       location.assign(reply.redirect);
     } else if (reply.verdict === "refused") {
       setState("refused");
-      show("You cannot open this site", reply.groups.length
-        ? `Only members of ${reply.groups.length === 1 ? "the group" : "one of the groups"} ${quoted(reply.groups)} may open ${reply.host}. Ask the people who run this server to add you.`
-        : `Nobody may open ${reply.host} through this server.`);
+      show(t("forward-auth.you-cannot-open-this-site"), reply.groups.length
+        ? t("forward-auth.only-members-of-p0-p1", { p0: reply.groups.length === 1 ? t("forward-auth.the-group") : t("forward-auth.one-of-the-groups"), p1: quoted(reply.groups), host: reply.host })
+        : t("forward-auth.nobody-may-open-host-through", { host: reply.host }));
     } else {
       setState("login");
       $("forward-auth").hidden = true;
       hooks.showSignIn(reply.verdict === "fresh-sign-in"
-        ? `${reply.host} asks for your passkey again: sign in to continue.`
-        : `Sign in to continue to ${reply.host}.`, ask);
+        ? t("forward-auth.host-asks-for-your-passkey", { host: reply.host })
+        : t("forward-auth.sign-in-to-continue-to", { host: reply.host }), ask);
     }
   };
   await ask();

@@ -7,6 +7,7 @@
 // add-passkey ceremony's two requests; a cancelled passkey request can be tried again while it lives. Then
 // the person signs in with the new passkey, as anyone does.
 
+import { intlLanguage, t } from "./i18n.js";
 import { api } from "./api.js";
 import { restrictedPasskey } from "./restricted-passkey.js";
 import { $, say, warn, whileBusy } from "./ui.js";
@@ -16,7 +17,7 @@ let code = "";
 let invitation = null;
 let session = null;
 let hooks = { explain: (e) => String(e), signIn: async () => {} };
-const time = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const time = new Intl.DateTimeFormat(intlLanguage, { dateStyle: "medium", timeStyle: "short" });
 const pageTitle = document.title;
 
 // Whether the page was opened at …/invite (under whatever prefix the page is mounted at).
@@ -30,7 +31,7 @@ function codeFrom(text) {
 
 function explain(e) {
   if (e?.name === "InvalidStateError") {
-    return "This device already holds a passkey for this account: sign in with it instead.";
+    return t("invitation.this-device-already-holds-a");
   }
   return hooks.explain(e);
 }
@@ -59,25 +60,25 @@ function ended(message) {
 const passkey = restrictedPasskey({
   button: $("invite-create"),
   session: () => session,
-  asking: "Your device will ask you to save a passkey for your new account.",
+  asking: t("invitation.your-device-will-ask-you"),
   added(result, { conditional }) {
     session = null;
     code = "";
     showStep("done");
-    say(`${conditional ? "Your password manager saved your passkey" : "Your passkey was saved"} (${result.passkey.name}). Sign in with it now.`);
+    say(t("invitation.p0-name-sign-in-with", { p0: conditional ? t("invitation.your-password-manager-saved-your") : t("invitation.your-passkey-was-saved"), name: result.passkey.name }));
   },
-  over: () => ended("This invitation can no longer be used. Ask the service’s operator for a new one."),
+  over: () => ended(t("invitation.this-invitation-can-no-longer")),
   explain,
 });
 
 // Looks the code up without using it, and shows who the invitation is for.
 async function open(text) {
   if (!text) {
-    warn("Type the invitation code, or paste the whole link.");
+    warn(t("invitation.type-the-invitation-code-or"));
     $("invite-code").focus();
     return;
   }
-  await whileBusy($("invite-open"), "Checking the invitation…", async () => {
+  await whileBusy($("invite-open"), t("invitation.checking-the-invitation"), async () => {
     try {
       invitation = await api("POST", "api/invites/preview", { code: text }, { anonymous: true });
       code = text;
@@ -94,7 +95,7 @@ async function open(text) {
       $("invite-expires").dateTime = until.toISOString();
       $("invite-expires").textContent = time.format(until);
       showStep("create");
-      say(`This invitation is for ${invitation.displayName ?? invitation.username ?? invitation.email ?? "a new account"} at ${invitation.service}.`);
+      say(t("invitation.this-invitation-is-for-p0", { p0: invitation.displayName ?? invitation.username ?? invitation.email ?? t("invitation.a-new-account"), service: invitation.service }));
     } catch (e) {
       invitation = null;
       showStep("code", { focus: false });
@@ -109,11 +110,11 @@ async function create() {
   if (!session) {
     const displayName = $("invite-name").value.trim();
     if (invitation?.newAccount && !displayName) {
-      warn("Type your name: the service greets you by it.");
+      warn(t("invitation.type-your-name-the-service"));
       $("invite-name").focus();
       return;
     }
-    await whileBusy($("invite-create"), "Making your account…", async () => {
+    await whileBusy($("invite-create"), t("invitation.making-your-account"), async () => {
       try {
         const body = invitation?.newAccount ? { code, displayName } : { code };
         const result = await api("POST", "api/invites/exchange", body, { anonymous: true });
@@ -142,7 +143,7 @@ export function setUpInvitation(options) {
 
 // Shows the view; with a code (from the link) it is looked up at once.
 export function showInvitation(text = "") {
-  document.title = "Latchkey — you are invited";
+  document.title = t("invitation.brand-you-are-invited");
   $("invite").hidden = false;
   $("main").dataset.view = "invite";
   showStep(session ? "create" : "code", { focus: false });

@@ -9,6 +9,7 @@
 // "redirecting", "signed-out", "error", and on /device "device-code", "device-consent", "device-done"
 // (the browser tests wait on it).
 
+import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
 import { scopeLabel } from "./scopes.js";
 import { $, clearMessages, say, warn, whileBusy } from "./ui.js";
@@ -50,14 +51,14 @@ function fail(e, explain) {
 // `hooks.explain` turns a failure into a sentence.
 export async function authorize(hooks) {
   let after;
-  let appName = "the app";
+  let appName = t("oidc.the-app");
   const follow = async (reply) => {
     if (reply.client) appName = reply.client.name;
     if (reply.redirect) {
       setState("redirecting");
       $("welcome").hidden = true;
       showPanel("done");
-      $("oidc-done").textContent = `Taking you back to ${appName}…`;
+      $("oidc-done").textContent = t("oidc.taking-you-back-to-appname", { appName });
       location.assign(reply.redirect);
       return;
     }
@@ -88,7 +89,7 @@ export async function authorize(hooks) {
   };
   const answer = (allow) => async () => {
     const button = $(allow ? "oidc-allow" : "oidc-deny");
-    await whileBusy(button, allow ? "Allowing…" : "Declining…", async () => {
+    await whileBusy(button, allow ? t("oidc.allowing") : t("oidc.declining"), async () => {
       clearMessages();
       try { await follow(await api("POST", "api/oidc/consent", { query: query(), after, allow })); } catch (e) { warn(hooks.explain(e)); }
     });
@@ -105,7 +106,7 @@ export async function endSession(hooks) {
     if (reply.redirect) {
       setState("redirecting");
       showPanel("done");
-      $("oidc-done").textContent = "Signed out. Taking you back…";
+      $("oidc-done").textContent = t("oidc.signed-out-taking-you-back");
       location.assign(reply.redirect);
       return;
     }
@@ -118,11 +119,11 @@ export async function endSession(hooks) {
     }
     setState("signed-out");
     showPanel("done");
-    $("oidc-done").textContent = "You are signed out of Latchkey.";
-    say("Signed out.");
+    $("oidc-done").textContent = t("oidc.you-are-signed-out-of");
+    say(t("oidc.signed-out"));
   };
   $("oidc-signout").addEventListener("click", async () => {
-    await whileBusy($("oidc-signout"), "Signing out…", async () => {
+    await whileBusy($("oidc-signout"), t("app.signing-out"), async () => {
       try { finish(await ask("api/oidc/logout", { query: query(), confirmed: true })); } catch (e) { warn(hooks.explain(e)); }
     });
   });
@@ -136,7 +137,7 @@ export async function endSession(hooks) {
 // it is the one their device shows, so that a link someone else sent cannot sign a stranger's device in
 // (RFC 8628 §5.4). Signing in comes after the code, so the app's name is shown to the signed-in person only.
 export async function device(hooks) {
-  $("oidc-title").textContent = "Sign in on a device";
+  $("oidc-title").textContent = t("oidc.sign-in-on-a-device");
   let userCode = "";
   const showCode = () => {
     setState("device-code");
@@ -164,7 +165,7 @@ export async function device(hooks) {
       showApp(await api("POST", "api/oidc/device", { userCode }));
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) {
-        hooks.showSignIn("your device", async () => {
+        hooks.showSignIn(t("oidc.your-device"), async () => {
           setState("asking");
           await lookUp();
         });
@@ -179,21 +180,21 @@ export async function device(hooks) {
     event.preventDefault();
     clearMessages();
     userCode = $("oidc-user-code").value.trim();
-    if (!userCode) { warn("Type the code your device shows."); $("oidc-user-code").focus(); return; }
-    await whileBusy($("oidc-device-continue"), "Checking…", lookUp);
+    if (!userCode) { warn(t("oidc.type-the-code-your-device")); $("oidc-user-code").focus(); return; }
+    await whileBusy($("oidc-device-continue"), t("oidc.checking"), lookUp);
   });
   const answer = (allow) => async () => {
     const button = $(allow ? "oidc-device-allow" : "oidc-device-deny");
-    await whileBusy(button, allow ? "Allowing…" : "Declining…", async () => {
+    await whileBusy(button, allow ? t("oidc.allowing") : t("oidc.declining"), async () => {
       clearMessages();
       try {
         const reply = await api("POST", "api/oidc/device", { userCode, allow });
         setState("device-done");
         showPanel("done");
         $("oidc-done").textContent = reply.approved
-          ? `Done: your device is signing in to ${reply.client.name}. You can close this page.`
-          : "The device was not let in. You can close this page.";
-        say(reply.approved ? "Device allowed." : "Device refused.");
+          ? t("oidc.done-your-device-is-signing", { name: reply.client.name })
+          : t("oidc.the-device-was-not-let");
+        say(reply.approved ? t("oidc.device-allowed") : t("oidc.device-refused"));
       } catch (e) { warn(hooks.explain(e)); }
     });
   };

@@ -3,10 +3,11 @@
 // when it was made and last used, and Rename / Remove in place. Every string from the server goes in as
 // text, never as HTML.
 
+import { intlLanguage, t } from "./i18n.js";
 import { button, element, isBusy, whileBusy } from "./ui.js";
 
-const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: "medium" });
-const dateAndTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const dateOnly = new Intl.DateTimeFormat(intlLanguage, { dateStyle: "medium" });
+const dateAndTime = new Intl.DateTimeFormat(intlLanguage, { dateStyle: "medium", timeStyle: "short" });
 
 // The provider's icon (from the server's AAGUID table, as files of this origin: the page's CSP keeps
 // img-src 'self'), with the dark variant on dark backgrounds; where the table has none, the FIDO
@@ -63,32 +64,33 @@ function keyIcon() {
 
 function badges(passkey) {
   const list = element("ul", "badges");
-  list.setAttribute("aria-label", "About this passkey");
+  list.setAttribute("aria-label", t("passkey-list.about-this-passkey"));
   // Which password manager holds it, named by its AAGUID (the community list the server ships).
-  list.append(element("li", "badge badge-provider", passkey.provider ? passkey.provider.name : "Unknown provider"));
+  list.append(element("li", "badge badge-provider", passkey.provider ? passkey.provider.name : t("passkey-list.unknown-provider")));
   // Made in one of the Android apps the server lists (--android-app), not on a web page.
-  if (passkey.androidApp) list.append(element("li", "badge badge-origin", `Android app ${passkey.androidApp}`));
+  if (passkey.androidApp) list.append(element("li", "badge badge-origin", t("passkey-list.android-app-androidapp", { androidApp: passkey.androidApp })));
   // Backup state (the BS flag, refreshed at every login): a synced passkey survives losing the device.
-  list.append(element("li", "badge badge-backup", passkey.backedUp ? "Synced passkey" : "This device only"));
+  list.append(element("li", "badge badge-backup", passkey.backedUp ? t("passkey-list.synced-passkey") : t("passkey-list.this-device-only")));
   // What the browser said when the passkey was made (credProps, prf); nothing where it did not say.
   if (passkey.discoverable !== null && passkey.discoverable !== undefined) {
-    list.append(element("li", "badge badge-discoverable", passkey.discoverable ? "Discoverable" : "Not discoverable"));
+    list.append(element("li", "badge badge-discoverable", passkey.discoverable ? t("passkey-list.discoverable") : t("passkey-list.not-discoverable")));
   }
   // Its PRF gives an app a key of its own to unlock data encrypted end to end (WebAuthn's prf extension).
-  if (passkey.prfEnabled === true) list.append(element("li", "badge badge-prf", "Can unlock encrypted data"));
+  if (passkey.prfEnabled === true) list.append(element("li", "badge badge-prf", t("passkey-list.can-unlock-encrypted-data")));
   // A format whose chain no configured anchor vouched for says only what the authenticator claims.
   if (passkey.attestationFormat !== "none") {
-    list.append(element("li", "badge", `${passkey.attestationFormat} attestation ${passkey.attestationVerified ? "(verified)" : "(not verified)"}`));
+    list.append(element("li", "badge", t("passkey-list.attestationformat-attestation-p1", { attestationFormat: passkey.attestationFormat, p1: passkey.attestationVerified ? "(verified)" : t("passkey-list.not-verified") })));
   }
   return list;
 }
 
 function dates(passkey) {
-  const used = passkey.lastUsedAt ? `Last used ${dateAndTime.format(new Date(passkey.lastUsedAt))}` : "Not used to log in yet";
+  const used = passkey.lastUsedAt ? t("passkey-list.last-used-p0", { p0: dateAndTime.format(new Date(passkey.lastUsedAt)) }) : t("passkey-list.not-used-to-log-in");
   // A change of backup state seen at a login is worth saying: the passkey started or stopped syncing.
   const changed = passkey.backupStateChangedAt
-    ? ` · ${passkey.backedUp ? "Synced" : "This device only"} since ${dateAndTime.format(new Date(passkey.backupStateChangedAt))}` : "";
-  return element("p", "passkey-meta", `Created ${dateOnly.format(new Date(passkey.createdAt))} · ${used}${changed}`);
+    ? t(passkey.backedUp ? "passkey-list.synced-since" : "passkey-list.device-only-since", { when: dateAndTime.format(new Date(passkey.backupStateChangedAt)) })
+    : "";
+  return element("p", "passkey-meta", t("passkey-list.created-p0-used-changed", { p0: dateOnly.format(new Date(passkey.createdAt)), used, changed }));
 }
 
 // Shows `passkeys` in `list`. `actions.rename(passkey, name)` and `actions.remove(passkey)` run the
@@ -108,10 +110,10 @@ function item(passkey, count, actions) {
   row.append(providerIcon(passkey), body);
 
   const showButtons = () => {
-    const rename = button("Rename", "button-small", () => showRename(rename));
-    rename.setAttribute("aria-label", `Rename ${passkey.name}`);
-    const remove = button("Remove", "button-small", () => showConfirm(remove));
-    remove.setAttribute("aria-label", `Remove ${passkey.name}`);
+    const rename = button(t("passkey-list.rename"), "button-small", () => showRename(rename));
+    rename.setAttribute("aria-label", t("passkey-list.rename-name", { name: passkey.name }));
+    const remove = button(t("passkey-list.remove"), "button-small", () => showConfirm(remove));
+    remove.setAttribute("aria-label", t("passkey-list.remove-name", { name: passkey.name }));
     if (count === 1) {
       remove.disabled = true;
       remove.setAttribute("aria-describedby", "last-passkey-hint");
@@ -128,18 +130,18 @@ function item(passkey, count, actions) {
     field.value = passkey.name;
     field.required = true;
     field.autocomplete = "off";
-    const label = element("label", "", `New name for ${passkey.name}`);
+    const label = element("label", "", t("passkey-list.new-name-for-name", { name: passkey.name }));
     label.htmlFor = field.id;
-    const save = element("button", "button-small button-primary", "Save name");
+    const save = element("button", "button-small button-primary", t("passkey-list.save-name"));
     save.type = "submit";
-    const cancel = button("Cancel", "button-small", () => { showButtons().rename.focus(); });
+    const cancel = button(t("passkey-list.cancel"), "button-small", () => { showButtons().rename.focus(); });
     const buttons = element("div", "buttons");
     buttons.append(save, cancel);
     form.append(label, field, buttons);
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
       if (isBusy(save)) return;
-      await whileBusy(save, "Saving…", () => actions.rename(passkey, field.value));
+      await whileBusy(save, t("app.saving"), () => actions.rename(passkey, field.value));
     });
     form.addEventListener("keydown", (event) => { if (event.key === "Escape") { event.preventDefault(); showButtons().rename.focus(); } });
     controls.replaceChildren(form);
@@ -148,11 +150,11 @@ function item(passkey, count, actions) {
   };
 
   const showConfirm = () => {
-    const question = element("p", "passkey-confirm", `Remove ${passkey.name}? It stops working here at once.`);
-    const yes = button("Remove passkey", "button-small button-danger", async () => {
-      await whileBusy(yes, "Removing…", () => actions.remove(passkey));
+    const question = element("p", "passkey-confirm", t("passkey-list.remove-name-it-stops-working", { name: passkey.name }));
+    const yes = button(t("passkey-list.remove-passkey"), "button-small button-danger", async () => {
+      await whileBusy(yes, t("app-list.removing"), () => actions.remove(passkey));
     });
-    const no = button("Keep it", "button-small", () => { showButtons().remove.focus(); });
+    const no = button(t("app-list.keep-it"), "button-small", () => { showButtons().remove.focus(); });
     controls.replaceChildren(question, yes, no);
     no.focus();
   };

@@ -7,6 +7,7 @@
 // passkey is added or the server no longer takes it. A cancelled passkey request can be tried again
 // while the session lives. Then the person signs in with the new passkey, as anyone does.
 
+import { intlLanguage, t } from "./i18n.js";
 import { api } from "./api.js";
 import { restrictedPasskey } from "./restricted-passkey.js";
 import { $, say, warn, whileBusy } from "./ui.js";
@@ -14,7 +15,7 @@ import { $, say, warn, whileBusy } from "./ui.js";
 // { token, expiresAt: Date, account: { id, displayName } } while a restricted session is held.
 let session = null;
 let hooks = { explain: (e) => String(e), signIn: async () => {} };
-const time = new Intl.DateTimeFormat(undefined, { timeStyle: "short" });
+const time = new Intl.DateTimeFormat(intlLanguage, { timeStyle: "short" });
 
 
 // Whether the page was opened at …/recover (under whatever prefix the page is mounted at).
@@ -39,7 +40,7 @@ function codeFrom(text) {
 
 function explain(e) {
   if (e?.name === "InvalidStateError") {
-    return "This device already holds a passkey for your account: go back and sign in with it, or add the new passkey on another device.";
+    return t("recovery.this-device-already-holds-a");
   }
   return hooks.explain(e);
 }
@@ -59,23 +60,23 @@ function endSession(message) {
 const passkey = restrictedPasskey({
   button: $("recover-add-passkey"),
   session: () => session,
-  asking: "Your device will ask you to save a new passkey for Latchkey.",
+  asking: t("recovery.your-device-will-ask-you"),
   added(result, { conditional }) {
     session = null;
     showStep("done");
-    say(`${conditional ? "Your password manager saved a new passkey" : "Added the passkey"} ${result.passkey.name}. Every other session of your account was signed out.`);
+    say(t("recovery.p0-name-every-other-session", { p0: conditional ? t("recovery.your-password-manager-saved-a") : t("device-approval.added-the-passkey"), name: result.passkey.name }));
   },
-  over: () => endSession("This recovery session has ended. Ask the service’s operator for a new recovery code."),
+  over: () => endSession(t("recovery.this-recovery-session-has-ended")),
   explain,
 });
 
 async function exchange(code) {
   if (!code) {
-    warn("Type the recovery code the service’s operator gave you.");
+    warn(t("recovery.type-the-recovery-code-the"));
     $("recovery-code").focus();
     return;
   }
-  await whileBusy($("recover-exchange"), "Checking the code…", async () => {
+  await whileBusy($("recover-exchange"), t("recovery.checking-the-code"), async () => {
     try {
       const result = await api("POST", "api/recovery/exchange", { code });
       session = { token: result.token, expiresAt: new Date(result.expiresAt), account: result.account };
@@ -85,7 +86,7 @@ async function exchange(code) {
       ends.dateTime = session.expiresAt.toISOString();
       ends.textContent = time.format(session.expiresAt);
       showStep("add");
-      say(`The code was accepted. Add a new passkey for ${session.account.displayName}.`);
+      say(t("recovery.the-code-was-accepted-add", { displayName: session.account.displayName }));
       passkey.offer();
     } catch (e) {
       warn(explain(e));
@@ -111,7 +112,7 @@ export function setUpRecovery(options) {
 const pageTitle = document.title;
 
 export function showRecovery(code = "") {
-  document.title = "Latchkey — recover your account";
+  document.title = t("recovery.brand-recover-your-account");
   $("recover").hidden = false;
   $("main").dataset.view = "recover";
   showStep(session ? "add" : "code", { focus: false });

@@ -11,6 +11,7 @@
 // lets a conditional create leave user presence unset; the server's registration still requires UP, so
 // such a passkey is refused, 401 user_not_present, quietly like any other refusal here.)
 
+import { t } from "./i18n.js";
 import { api, ApiError } from "./api.js";
 import { say, warn, whileBusy } from "./ui.js";
 import { capabilities, creationOptions, credentialJSON } from "./webauthn.js";
@@ -81,7 +82,7 @@ export function restrictedPasskey(hooks) {
     if (!session) return;
     if (Date.now() >= session.expiresAt.getTime()) { hooks.over(); return; }
     const { token } = session;
-    await whileBusy(hooks.button, "Creating your passkey…", async () => {
+    await whileBusy(hooks.button, t("app.creating-your-passkey"), async () => {
       say(hooks.asking);
       try {
         const credential = await navigator.credentials.create({ publicKey: await options(token) });

@@ -1,3 +1,4 @@
+import { t } from "./i18n.js";
 // The page's small building blocks: messages, busy buttons, live character counts, the dialog's focus.
 
 export const $ = (id) => document.getElementById(id);
@@ -72,7 +73,7 @@ export function countCharacters(field, counter, { trim = false } = {}) {
   const limit = Number(counter.dataset.limit);
   const count = characters(value);
   const over = count > limit || utf8.encode(value).length > 4 * limit;
-  counter.textContent = over ? `${count} of ${limit} characters: too long` : `${count} of ${limit} characters`;
+  counter.textContent = over ? t("ui.count-of-limit-characters-too", { count, limit }) : t("ui.count-of-limit-characters", { count, limit });
   counter.classList.toggle("over", over);
   field.setAttribute("aria-invalid", over ? "true" : "false");
   return !over;
