@@ -7,7 +7,7 @@ import Testing
 @Suite("latchkey migrate")
 struct MigrateCommandTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Upgrade/fixtures/latchkey-v9.sqlite")
+        .appendingPathComponent("System/Upgrade/fixtures/latchkey-v9.sqlite")
 
     /// A fresh directory holding a copy of the fixture; removed by the caller.
     static func copy() throws -> (directory: URL, database: URL) {
