@@ -44,35 +44,15 @@ struct OIDCLogoutDelivery: Service {
         self.tokens = tokens
         self.settings = settings
         self.logger = logger
-        let label = "latchkey_oidc_backchannel_logouts_total"
-        delivered = Counter(label: label, dimensions: [("result", "delivered")], factory: metrics)
-        failed = Counter(label: label, dimensions: [("result", "failed")], factory: metrics)
-        abandoned = Counter(label: label, dimensions: [("result", "abandoned")], factory: metrics)
-    }
-
-    static func clients(timeout: TimeInterval) -> WebhookClients {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(
-            connect: .seconds(Int64(timeout)), read: .seconds(Int64(timeout))))
-        configuration.httpVersion = .http1Only
-        return WebhookClients(configuration: configuration)
+        let counters = OutboxPolling.Counters(label: "latchkey_oidc_backchannel_logouts_total", factory: metrics)
+        (delivered, failed, abandoned) = (counters.delivered, counters.failed, counters.abandoned)
     }
 
     func run() async throws {
-        let clients = Self.clients(timeout: settings.timeout)
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                var worked = 0
-                do {
-                    worked = try await runOnce(clients: clients, now: Date())
-                } catch is CancellationError {
-                    break
-                } catch {
-                    logger.warning("back-channel logout could not read its outbox", metadata: ["error": "\(DatabaseFailure.summary(error))"])
-                }
-                if worked == 0 { try? await Task.sleep(for: .milliseconds(Int64(settings.pollInterval * 1000))) }
-            }
-        }
-        await clients.shutdown()
+        await OutboxPolling.run(
+            pollInterval: settings.pollInterval, timeout: settings.timeout, logger: logger,
+            unreadable: "back-channel logout could not read its outbox"
+        ) { clients, now in try await runOnce(clients: clients, now: now) }
     }
 
     /// One round: claims what is due and delivers it, one at a time. Returns how many it tried.

@@ -46,30 +46,15 @@ struct WebhookDelivery: Service {
         self.store = store
         self.settings = settings
         self.logger = logger
-        delivered = Counter(label: "latchkey_webhook_deliveries_total", dimensions: [("result", "delivered")], factory: metrics)
-        failed = Counter(label: "latchkey_webhook_deliveries_total", dimensions: [("result", "failed")], factory: metrics)
-        abandoned = Counter(label: "latchkey_webhook_deliveries_total", dimensions: [("result", "abandoned")], factory: metrics)
+        let counters = OutboxPolling.Counters(label: "latchkey_webhook_deliveries_total", factory: metrics)
+        (delivered, failed, abandoned) = (counters.delivered, counters.failed, counters.abandoned)
     }
 
     func run() async throws {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(
-            connect: .seconds(Int64(settings.timeout)), read: .seconds(Int64(settings.timeout))))
-        configuration.httpVersion = .http1Only
-        let clients = WebhookClients(configuration: configuration)
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                var worked = 0
-                do {
-                    worked = try await runOnce(clients: clients, now: Date())
-                } catch is CancellationError {
-                    break
-                } catch {
-                    logger.warning("webhook delivery could not read the outbox", metadata: ["error": "\(DatabaseFailure.summary(error))"])
-                }
-                if worked == 0 { try? await Task.sleep(for: .milliseconds(Int64(settings.pollInterval * 1000))) }
-            }
-        }
-        await clients.shutdown()
+        await OutboxPolling.run(
+            pollInterval: settings.pollInterval, timeout: settings.timeout, logger: logger,
+            unreadable: "webhook delivery could not read the outbox"
+        ) { clients, now in try await runOnce(clients: clients, now: now) }
     }
 
     /// One round: claims what is due and delivers it, one at a time. Returns how many deliveries it tried.
