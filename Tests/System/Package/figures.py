@@ -9,11 +9,14 @@ e.g. packaged=.build/package/stage/latchkey debug=.build/debug/latchkey release=
 import argparse
 import pathlib
 import statistics
+import sys
 import tempfile
 import time
 
 from soft_webauthn import SoftWebauthnDevice
 
+# Run as a script, outside pytest and Tests/System/pytest.ini's path setting.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
 from package_support import Process, free_port, register_and_sign_in, sign_in
 
 
