@@ -13,12 +13,16 @@ which the ceremony test in test_schemathesis.py and this module's sign-up both d
 `registration/verify`, whose made-up credentials always fail verification (401), a token would only make
 every failure look like an ended session and cost a new account."""
 import os
+import pathlib
+import sys
 
 import schemathesis
 from soft_webauthn import SoftWebauthnDevice
 
-from latchkey_server import Endpoint
-from soft_webauthn_client import as_json, register, unb64url
+# Loaded by the schemathesis command the test runs, outside pytest and Tests/System/pytest.ini's path setting.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Support"))
+from latchkey_server import Endpoint  # noqa: E402
+from soft_webauthn_client import as_json, register, unb64url  # noqa: E402
 
 SIGNED_IN = ["getAccount", "updateAccount", "deleteAccount", "logout", "logoutEverywhere", "listPasskeys", "renamePasskey",
              "removePasskey", "listApps", "removeApp"]
