@@ -40,7 +40,7 @@ extension BenchCommand {
             let start = clock.now
             let cpuBefore = ProcessStats.ownCPUSeconds()
             var count = 0
-            while clock.now - start < .milliseconds(Int(Self.limitCommitSeconds * 1000)) {
+            while clock.now - start < .seconds(Self.limitCommitSeconds) {
                 try await run(50)
                 count += 50
             }

@@ -83,7 +83,8 @@ struct Branding: Sendable {
 
     /// A ratio with two decimals, rounded down so that a refusal never shows 4.50 for 4.497.
     static func format(_ ratio: Double) -> String {
-        let hundredths = Int((ratio * 100).rounded(.down))
+        // A contrast ratio is 1...21; anything else (NaN from a broken colour) shows as 0.00, never traps.
+        let hundredths = ratio.isFinite ? Int((min(max(ratio, 0), 100) * 100).rounded(.down)) : 0
         return "\(hundredths / 100).\(String(hundredths % 100).count == 1 ? "0" : "")\(hundredths % 100)"
     }
 

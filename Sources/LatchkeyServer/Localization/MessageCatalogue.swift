@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthn
 
 /// One language's messages, read from `Public/locales/<code>.json`: the file the page's script and the
 /// server both read, so that a language is one file. Its keys are flat (`page.login`); a value is a
@@ -26,7 +27,9 @@ package struct MessageCatalogue: Sendable {
 
     /// Reads one catalogue; anything but an object of strings and objects of strings is a packaging error.
     package init(code: String, data: Data) throws {
-        guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+        // The strict parser's depth and size gate first, as for every JSON the server reads: a catalogue is
+        // shipped with it, but one added by an operator is a file like any other.
+        guard (try? JSONValue.validate(data)) != nil, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw ServerConfiguration.Invalid(description: "the catalogue \(code).json is not a JSON object")
         }
         var messages: [String: Message] = [:]

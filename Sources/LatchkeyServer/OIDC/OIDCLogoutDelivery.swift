@@ -74,7 +74,7 @@ struct OIDCLogoutDelivery: Service {
             return
         }
         let outcome: String?
-        switch await resolve(endpoint) {
+        switch await OutboxPolling.resolve(endpoint, allowPrivate: settings.allowPrivate, lookUp: settings.lookUp) {
         case .refused(let refusal):
             outcome = refusal
         case .reachable(let addresses):
@@ -95,7 +95,7 @@ struct OIDCLogoutDelivery: Service {
                 return
             }
             failed.increment()
-            let delay = min(settings.retryDelay * pow(2, Double(item.attempt - 1)), 3600)
+            let delay = OutboxPolling.retryDelay(base: settings.retryDelay, attempt: item.attempt)
             try await store.retryOIDCLogout(jti: item.jti, next: Date() + delay, error: error)
             logger.info("back-channel logout failed; retrying", metadata: [
                 "client": "\(client.id)", "host": "\(endpoint.url.host ?? "?")", "attempt": "\(item.attempt)",
@@ -123,24 +123,6 @@ struct OIDCLogoutDelivery: Service {
         request.headers.add(name: "User-Agent", value: "Latchkey-Backchannel-Logout/1")
         // A JWT is base64url and dots: nothing in it needs percent-encoding.
         request.body = .bytes(ByteBuffer(string: "logout_token=" + token))
-        do {
-            let response = try await http.execute(request, timeout: .seconds(Int64(settings.timeout)))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            return (200..<300).contains(response.status.code) ? nil : "HTTP \(response.status.code)"
-        } catch {
-            return "\(type(of: error))"
-        }
-    }
-
-    private func resolve(_ endpoint: WebhookEndpoint) async -> WebhookAddressPolicy.Resolution {
-        let allowPrivate = settings.allowPrivate
-        let lookUp = settings.lookUp
-        do {
-            return try await NIOThreadPool.singleton.runIfActive {
-                WebhookAddressPolicy.resolve(endpoint, allowPrivate: allowPrivate, lookUp: lookUp)
-            }
-        } catch {
-            return .refused("the address of \(endpoint.url.host ?? "?") could not be checked")
-        }
+        return await OutboxPolling.send(request, with: http, timeout: settings.timeout)
     }
 }

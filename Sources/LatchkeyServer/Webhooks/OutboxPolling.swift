@@ -3,6 +3,8 @@ import Foundation
 import LatchkeyDatabase
 import Logging
 import Metrics
+import NIOCore
+import NIOPosix
 import ServiceLifecycle
 
 /// What the two outboxes' delivery services share (`WebhookDelivery`, and OpenID Connect's
@@ -37,10 +39,40 @@ enum OutboxPolling {
                 } catch {
                     logger.warning(unreadable, metadata: ["error": "\(DatabaseFailure.summary(error))"])
                 }
-                if worked == 0 { try? await Task.sleep(for: .milliseconds(Int64(pollInterval * 1000))) }
+                if worked == 0 { try? await Task.sleep(for: .seconds(min(max(pollInterval, 0.01), 3600))) }
             }
         }
         await clients.shutdown()
+    }
+
+    /// The endpoint's addresses, looked up once and checked, off the cooperative threads (a lookup blocks).
+    static func resolve(
+        _ endpoint: WebhookEndpoint, allowPrivate: Bool, lookUp: @escaping @Sendable (String, Int) -> [SocketAddress]
+    ) async -> WebhookAddressPolicy.Resolution {
+        do {
+            return try await NIOThreadPool.singleton.runIfActive {
+                WebhookAddressPolicy.resolve(endpoint, allowPrivate: allowPrivate, lookUp: lookUp)
+            }
+        } catch {
+            return .refused("the address of \(endpoint.url.host ?? "?") could not be checked")
+        }
+    }
+
+    /// Sends `request` and reads at most 64 KiB of the answer; nil when the receiver took it (2xx), else
+    /// what went wrong, in words for the outbox's `last_error`.
+    static func send(_ request: HTTPClientRequest, with client: HTTPClient, timeout: TimeInterval) async -> String? {
+        do {
+            let response = try await client.execute(request, timeout: .seconds(Int64(min(max(timeout, 1), 3600))))
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            return (200..<300).contains(response.status.code) ? nil : "HTTP \(response.status.code)"
+        } catch {
+            return "\(type(of: error))"
+        }
+    }
+
+    /// The wait before attempt `attempt + 1`: `base` doubled per failed attempt, at most an hour.
+    static func retryDelay(base: TimeInterval, attempt: Int) -> TimeInterval {
+        min(base * pow(2, Double(min(max(attempt - 1, 0), 30))), 3600)
     }
 
     /// A delivery service's outcomes, as one counter `label` with a `result` dimension.

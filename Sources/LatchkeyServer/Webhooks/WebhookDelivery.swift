@@ -74,7 +74,7 @@ struct WebhookDelivery: Service {
             return
         }
         let outcome: String?
-        switch await resolve(endpoint) {
+        switch await OutboxPolling.resolve(endpoint, allowPrivate: settings.allowPrivate, lookUp: settings.lookUp) {
         case .refused(let refusal):
             outcome = refusal
         case .reachable(let addresses):
@@ -95,7 +95,7 @@ struct WebhookDelivery: Service {
                 return
             }
             failed.increment()
-            let delay = min(settings.retryDelay * pow(2, Double(item.attempt - 1)), 3600)
+            let delay = OutboxPolling.retryDelay(base: settings.retryDelay, attempt: item.attempt)
             try await store.retryWebhook(auditId: item.auditId, endpoint: item.endpoint, next: Date() + delay, error: error)
             logger.info("webhook delivery failed; retrying", metadata: [
                 "endpoint": "\(endpoint.url.host ?? "?")", "event": "\(item.auditId)", "attempt": "\(item.attempt)",
@@ -123,26 +123,7 @@ struct WebhookDelivery: Service {
         request.headers.add(name: WebhookSignature.header, value: WebhookSignature.value(
             body: body, timestamp: Int64(Date().timeIntervalSince1970), secret: settings.secret))
         request.body = .bytes(ByteBuffer(bytes: body))
-        do {
-            let response = try await client.execute(request, timeout: .seconds(Int64(settings.timeout)))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            return (200..<300).contains(response.status.code) ? nil : "HTTP \(response.status.code)"
-        } catch {
-            return "\(type(of: error))"
-        }
-    }
-
-    /// The endpoint's addresses, looked up once and checked, off the cooperative threads (a lookup blocks).
-    private func resolve(_ endpoint: WebhookEndpoint) async -> WebhookAddressPolicy.Resolution {
-        let allowPrivate = settings.allowPrivate
-        let lookUp = settings.lookUp
-        do {
-            return try await NIOThreadPool.singleton.runIfActive {
-                WebhookAddressPolicy.resolve(endpoint, allowPrivate: allowPrivate, lookUp: lookUp)
-            }
-        } catch {
-            return .refused("the address of \(endpoint.url.host ?? "?") could not be checked")
-        }
+        return await OutboxPolling.send(request, with: client, timeout: settings.timeout)
     }
 }
 
