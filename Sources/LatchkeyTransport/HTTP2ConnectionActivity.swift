@@ -13,6 +13,9 @@ import NIOHTTP2
 ///   `HTTP2ServerConnectionManager` sends GOAWAY at the idle time-out but then waits for the client to
 ///   answer its PING before closing, which a client that never answers would make forever; this is the
 ///   hard stop a little later (`HTTPSChannel` gives the manager the idle time-out, this the same plus a grace).
+/// - Stopping: when the server stops (`ChannelShouldQuiesceEvent`) the manager sends GOAWAY and PING and
+///   again waits for the PING's answer, so a client that never answers held the server's stop for the idle
+///   time-out and more. The connection's streams get `closingGrace` to finish; then it is closed.
 ///
 /// Streams live on the connection's event loop, so this is only touched there.
 package final class HTTP2ConnectionActivity: ChannelInboundHandler, RemovableChannelHandler {
@@ -31,14 +34,17 @@ package final class HTTP2ConnectionActivity: ChannelInboundHandler, RemovableCha
 
     private let connection: ConnectionLimiter.Connection?
     private let idle: LazyDeadline?
+    private let closingGrace: TimeAmount
+    private var closing: Scheduled<Void>?
     private var context: ChannelHandlerContext?
     private var streams = 0
     private var receiving = 0
     private var answering = 0
 
-    package init(connection: ConnectionLimiter.Connection?, idleLimit: TimeAmount?) {
+    package init(connection: ConnectionLimiter.Connection?, idleLimit: TimeAmount?, closingGrace: TimeAmount) {
         self.connection = connection
         self.idle = idleLimit.map { LazyDeadline(limit: $0) }
+        self.closingGrace = closingGrace
     }
 
     package func handlerAdded(context: ChannelHandlerContext) {
@@ -48,12 +54,22 @@ package final class HTTP2ConnectionActivity: ChannelInboundHandler, RemovableCha
 
     package func handlerRemoved(context: ChannelHandlerContext) {
         idle?.stop()
+        closing?.cancel()
         self.context = nil
     }
 
     package func channelInactive(context: ChannelHandlerContext) {
         idle?.stop()
+        closing?.cancel()
         context.fireChannelInactive()
+    }
+
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, closing == nil {
+            let channel = context.channel
+            closing = context.eventLoop.scheduleTask(in: closingGrace) { channel.close(promise: nil) }
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     /// A stream opened (its request's head has come).

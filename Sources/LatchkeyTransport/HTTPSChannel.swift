@@ -37,8 +37,8 @@ package struct HTTPSChannel: ServerChildChannel {
         package let channel: any Channel
     }
 
-    /// How long an HTTP/2 connection that ignores the idle GOAWAY may stay open after it (see
-    /// `HTTP2ConnectionActivity`).
+    /// How long an HTTP/2 connection that ignores the idle GOAWAY may stay open after it, and how long its
+    /// streams have to finish when the server stops (see `HTTP2ConnectionActivity`).
     package static let http2ClosingGrace = TimeAmount.seconds(5)
 
     package let responder: HTTPChannelHandler.Responder
@@ -86,7 +86,8 @@ package struct HTTPSChannel: ServerChildChannel {
         } http2ConnectionInitializer: { [responder, idleTimeout] channel in
             channel.pipeline.syncOperations.removeHandler(deadline.value, promise: nil)
             let activity = NIOLoopBound(
-                HTTP2ConnectionActivity(connection: connection, idleLimit: idleTimeout.map { $0 + Self.http2ClosingGrace }),
+                HTTP2ConnectionActivity(
+                    connection: connection, idleLimit: idleTimeout.map { $0 + Self.http2ClosingGrace }, closingGrace: Self.http2ClosingGrace),
                 eventLoop: channel.eventLoop)
             let handler = HTTP2Channel(responder: responder, configuration: .init(
                 idleTimeout: idleTimeout.map { .nanoseconds($0.nanoseconds) },

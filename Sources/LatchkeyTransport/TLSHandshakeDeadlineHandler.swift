@@ -9,6 +9,11 @@ import NIOCore
 ///
 /// It sits first in the pipeline, before the TLS handler, on raw bytes; `HTTPSChannel` removes it once
 /// the protocol is chosen. One timer per connection.
+///
+/// When the server stops (`ChannelShouldQuiesceEvent`, which Hummingbird's quiescing helper sends every
+/// connection) a connection still here has no request in flight and no protocol handler to end it, so it
+/// is closed at once: otherwise a client that opened a socket and said nothing (browsers pre-connect) held
+/// the server's stop for the whole silence time-out.
 package final class TLSHandshakeDeadlineHandler: ChannelInboundHandler, RemovableChannelHandler {
     package typealias InboundIn = ByteBuffer
     package typealias InboundOut = ByteBuffer
@@ -42,6 +47,15 @@ package final class TLSHandshakeDeadlineHandler: ChannelInboundHandler, Removabl
     package func channelInactive(context: ChannelHandlerContext) {
         cancel()
         context.fireChannelInactive()
+    }
+
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            cancel()
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     package func handlerRemoved(context: ChannelHandlerContext) {

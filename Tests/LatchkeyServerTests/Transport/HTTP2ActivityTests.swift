@@ -23,7 +23,7 @@ struct HTTP2ActivityTests {
             counted = limiter.open(from: address, close: { closed?.add("h2") })
             #expect(counted != nil, "the connection is counted")
         }
-        let activity = HTTP2ConnectionActivity(connection: counted, idleLimit: idle)
+        let activity = HTTP2ConnectionActivity(connection: counted, idleLimit: idle, closingGrace: .seconds(5))
         let channel = EmbeddedChannel(loop: loop)
         try channel.connect(to: SocketAddress(ipAddress: "203.0.113.7", port: 1)).wait()
         try channel.pipeline.syncOperations.addHandler(activity)
@@ -37,6 +37,31 @@ struct HTTP2ActivityTests {
         try stream.connect(to: SocketAddress(ipAddress: "203.0.113.7", port: 1)).wait()
         try stream.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .post, scheme: "https", authority: "localhost", path: "/api/login/verify")))
         return stream
+    }
+
+    /// Found in the browser stage: Chromium kept an HTTP/2 connection (and a pre-connected socket) open and
+    /// `latchkey serve --tls-cert` took over 30 s to stop after SIGTERM; Tests/System/Operations times the stop.
+    @Test("when the server stops, an HTTP/2 connection whose client ignores GOAWAY is closed after the grace")
+    func stoppingClosesAfterTheGrace() throws {
+        let loop = EmbeddedEventLoop()
+        let (channel, _) = try Self.connection(on: loop, idle: .seconds(30))
+        channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        loop.advanceTime(by: .seconds(4))
+        #expect(channel.isActive, "streams have the grace to finish")
+        loop.advanceTime(by: .seconds(1))
+        #expect(!channel.isActive, "closed at the grace, not at the idle time-out")
+    }
+
+    @Test("when the server stops, a TLS connection that has not chosen its protocol yet is closed at once")
+    func stoppingClosesAnUnnegotiatedConnection() throws {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(handler: TLSHandshakeDeadlineHandler(silence: .seconds(30), handshake: .seconds(10)), loop: loop)
+        try channel.connect(to: SocketAddress(ipAddress: "203.0.113.7", port: 1)).wait()
+        loop.advanceTime(by: .seconds(1))
+        #expect(channel.isActive)
+        channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        loop.run()
+        #expect(!channel.isActive)
     }
 
     @Test("the limiter hears answering while a stream's request is answered, so a newcomer is refused; once answered, the connection makes room again")

@@ -12,6 +12,7 @@ import signal
 import socket
 import ssl
 import subprocess
+import time
 
 import pytest
 from soft_webauthn import SoftWebauthnDevice
@@ -282,6 +283,37 @@ def test_an_http2_connection_that_ignores_the_idle_goaway_is_closed(ca, files):
         assert 0x4 in kinds, kinds  # the server's SETTINGS
         assert 0x7 in kinds, kinds  # GOAWAY at the idle time-out, then the close when it was ignored
         assert server.call("GET", "/healthz")[0] == 200
+
+
+def test_the_server_stops_promptly_with_silent_and_idle_connections_open(ca, files):
+    """SIGTERM with a socket that never started its handshake (browsers pre-connect), an idle HTTP/1.1
+    connection and an HTTP/2 connection that answers nothing (no PING ack, no close_notify): the server stops
+    within the HTTP/2 grace (5 s) and the close_notify wait (1 s), not at the idle time-out (30 s here), as it
+    did before — found by the browser stage, whose TLS test then waited 30 s for the stop and failed."""
+    certificate, key = files
+    server = Server("--idle-timeout", "30", tls=(certificate, key, ca.certificate))
+    connections = []
+    try:
+        connections.append(socket.create_connection(("127.0.0.1", server.port)))
+        for protocol in ("http/1.1", "h2"):
+            context = ssl.create_default_context(cafile=str(ca.certificate))
+            context.set_alpn_protocols([protocol])
+            tls = context.wrap_socket(socket.create_connection(("127.0.0.1", server.port)), server_hostname="localhost")
+            assert tls.selected_alpn_protocol() == protocol
+            if protocol == "h2":
+                tls.sendall(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+            connections.append(tls)
+        time.sleep(0.5)
+        started = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        server.process.wait(timeout=60)
+        took = time.monotonic() - started
+        assert took < 12, f"the server took {took:.1f} s to stop"
+        assert server.process.returncode == 0
+    finally:
+        for connection in connections:
+            connection.close()
+        server.stop()
 
 
 def test_a_malformed_http11_head_over_tls_gets_the_json_400_with_hsts(ca, files):
