@@ -53,7 +53,7 @@ struct Housekeeping: Service {
         if claimed {
             try await store.purgeUsedChallenges(now: now)
             try await store.purgeExpiredSessions(now: now)
-            try await store.purgeRateLimits()
+            try await store.rateLimits.purge()
             try await store.purgeAuditEvents(before: now - auditRetention)
             // A device request lives 5 minutes and its restricted session 15 more.
             try await store.deviceRequests.purge(before: now - 20 * 60)

@@ -163,7 +163,7 @@ struct ForwardAuthController: Sendable {
         let hash = SessionToken.hash(of: token)
         let at = now()
         if let kept = cache.identity(tokenHash: hash, now: at) { return kept }
-        guard let found = try await store.forwardAuthIdentity(tokenHash: hash, now: at) else { return nil }
+        guard let found = try await store.forwardAuth.identity(tokenHash: hash, now: at) else { return nil }
         cache.keep(found, tokenHash: hash, now: at)
         return found
     }

@@ -1,6 +1,6 @@
 import LatchkeyDatabase
 
-/// The forward-auth check's one statement (`Store+ForwardAuth.swift`).
+/// The forward-auth check's one statement (`ForwardAuthStore.swift`).
 extension SQL {
     /// The account and profile of a live, full (passkey) session of an enabled account, by the token's
     /// hash: a restricted session (recovery, device, invitation) opens no app.

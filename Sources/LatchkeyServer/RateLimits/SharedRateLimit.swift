@@ -74,7 +74,7 @@ final class SharedRateLimit: Sendable {
         guard let wanted else { return .allowed }
         takes.withLockedValue { $0 += 1 }
         do {
-            let taken = try await store.takeRateTokens(client: client.bytes, perMinute: perMinute, wanted: wanted)
+            let taken = try await store.rateLimits.take(client: client.bytes, perMinute: perMinute, wanted: wanted)
             guard taken.granted > 0 else {
                 leases.withLockedValue { $0[client] = nil }
                 return .limited(retryAfter: taken.retryAfter)

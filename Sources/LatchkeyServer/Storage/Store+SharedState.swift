@@ -3,7 +3,7 @@ import LatchkeyDatabase
 import SQLKit
 
 /// What the instances on one database coordinate through it: who runs the periodic housekeeping (the rate
-/// limiter's shared buckets are `RateLimits/Store+RateLimits.swift`).
+/// limiter's shared buckets are `RateLimits/RateLimitStore.swift`).
 extension Store {
     /// True when this instance should run `task` now: it is the first to ask since `interval` ago (by
     /// the instances' clocks, which only decide how often the work runs, never whether a secret is valid).

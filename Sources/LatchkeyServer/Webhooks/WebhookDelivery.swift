@@ -59,7 +59,7 @@ struct WebhookDelivery: Service {
 
     /// One round: claims what is due and delivers it, one at a time. Returns how many deliveries it tried.
     func runOnce(clients: WebhookClients, now: Date) async throws -> Int {
-        let due = try await store.claimWebhooks(
+        let due = try await store.webhookOutbox.claim(
             endpoints: settings.endpoints.map(\.id), now: now, leaseUntil: now + settings.lease, limit: settings.batch)
         for item in due {
             await deliver(item, clients: clients)
@@ -67,10 +67,10 @@ struct WebhookDelivery: Service {
         return due.count
     }
 
-    private func deliver(_ item: Store.WebhookDue, clients: WebhookClients) async {
+    private func deliver(_ item: WebhookOutboxStore.WebhookDue, clients: WebhookClients) async {
         guard let endpoint = settings.endpoints.first(where: { $0.id == item.endpoint }), let event = item.event else {
             // The endpoint's URL was taken out of the configuration, or the event is past its retention.
-            try? await store.finishWebhook(auditId: item.auditId, endpoint: item.endpoint)
+            try? await store.webhookOutbox.finish(auditId: item.auditId, endpoint: item.endpoint)
             return
         }
         let outcome: String?
@@ -82,12 +82,12 @@ struct WebhookDelivery: Service {
         }
         do {
             guard let error = outcome else {
-                try await store.finishWebhook(auditId: item.auditId, endpoint: item.endpoint)
+                try await store.webhookOutbox.finish(auditId: item.auditId, endpoint: item.endpoint)
                 delivered.increment()
                 return
             }
             if item.attempt >= settings.maxAttempts {
-                try await store.finishWebhook(auditId: item.auditId, endpoint: item.endpoint)
+                try await store.webhookOutbox.finish(auditId: item.auditId, endpoint: item.endpoint)
                 abandoned.increment()
                 logger.error("webhook delivery given up", metadata: [
                     "endpoint": "\(endpoint.url.host ?? "?")", "event": "\(item.auditId)", "attempts": "\(item.attempt)", "error": "\(error)",
@@ -96,7 +96,7 @@ struct WebhookDelivery: Service {
             }
             failed.increment()
             let delay = OutboxPolling.retryDelay(base: settings.retryDelay, attempt: item.attempt)
-            try await store.retryWebhook(auditId: item.auditId, endpoint: item.endpoint, next: Date() + delay, error: error)
+            try await store.webhookOutbox.retry(auditId: item.auditId, endpoint: item.endpoint, next: Date() + delay, error: error)
             logger.info("webhook delivery failed; retrying", metadata: [
                 "endpoint": "\(endpoint.url.host ?? "?")", "event": "\(item.auditId)", "attempt": "\(item.attempt)",
                 "retry_in_s": "\(Int(delay))", "error": "\(error)",

@@ -1,6 +1,6 @@
 import LatchkeyDatabase
 
-/// The webhook outbox's statements (`Store+Webhooks.swift`).
+/// The webhook outbox's statements (`WebhookOutboxStore.swift`).
 extension SQL {
     /// Claims up to $3 deliveries due by $1 for the endpoints in the comma-separated $4, leasing each
     /// until $2 (a delivery not finished by then — its instance died — is due again). PostgreSQL skips

@@ -56,7 +56,7 @@ struct AuditTrailTests {
             #expect(written.filter { $0.accountId == "ada" && $0.kind == .accessTokenIssued }.count == 20)
             #expect(written.filter { $0.kind == .oidcRefreshRotated }.count == 20, "each kind has its own cap")
             #expect(written.filter { $0.accountId == nil }.count == 3)
-            #expect(try await store.pendingWebhookCount() == written.count, "exactly the written events are queued")
+            #expect(try await store.webhookOutbox.pendingCount() == written.count, "exactly the written events are queued")
         }
     }
 

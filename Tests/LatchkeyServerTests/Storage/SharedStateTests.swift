@@ -146,7 +146,7 @@ extension StoreTests {
             let client = RateLimitClient.v4(0xCB00_7107)
             let decisions = try await withThrowingTaskGroup(of: RateLimiter.Decision.self) { group in
                 for index in 0..<90 {
-                    group.addTask { try await stores[index % 3].admitRequest(client: client.bytes, perMinute: 30) }
+                    group.addTask { try await stores[index % 3].rateLimits.admit(client: client.bytes, perMinute: 30) }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
@@ -155,7 +155,7 @@ extension StoreTests {
             #expect((30...31).contains(allowed), "allowed \(allowed) of 90")
             for case .limited(let seconds) in decisions { #expect((1...2).contains(seconds)) }
             let other = RateLimitClient.v6Prefix(0x2001_0db8_0000_0001)
-            #expect(try await stores[1].admitRequest(client: other.bytes, perMinute: 30) == .allowed, "another client has its own bucket")
+            #expect(try await stores[1].rateLimits.admit(client: other.bytes, perMinute: 30) == .allowed, "another client has its own bucket")
             #expect(other.bytes.count == 8 && client.bytes == [0xCB, 0x00, 0x71, 0x07])
         } catch {
             await cleanup()

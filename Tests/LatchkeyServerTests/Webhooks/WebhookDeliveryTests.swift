@@ -45,7 +45,7 @@ struct WebhookDeliveryTests {
     /// Waits until the outbox is empty and the receiver holds as many deliveries as the trail has events.
     static func allDelivered(_ store: Store, _ receiver: WebhookReceiver) async throws -> Bool {
         try await eventually {
-            let pending = try await store.pendingWebhookCount()
+            let pending = try await store.webhookOutbox.pendingCount()
             let events = try await trailIds(store).count
             return pending == 0 && receiver.accepted.count >= events
         }
@@ -88,7 +88,7 @@ struct WebhookDeliveryTests {
             _ = try await api.signIn(with: ada.authenticator)
             try #require(try await eventually { receiver.refused >= 1 }, "the delivery was tried while down")
             #expect(receiver.accepted.isEmpty)
-            #expect(try await application.store.pendingWebhookCount() > 0, "kept in the outbox")
+            #expect(try await application.store.webhookOutbox.pendingCount() > 0, "kept in the outbox")
             receiver.setDown(false)
             try #require(try await Self.allDelivered(application.store, receiver))
             #expect(receiver.accepted.compactMap { $0.json?["id"] as? String }.sorted() == (try await Self.trailIds(application.store)))
@@ -117,7 +117,7 @@ struct WebhookDeliveryTests {
             let endpoint = try #require(WebhookEndpoint(parsing: "http://hooks.example.com:\(receiver.port)/hook"))
             let store = Store(connections: plain.connections, webhookEndpoints: [endpoint.id])
             try await store.record(AuditOrigin.test.event(.accountCreated, at: Date(), account: "someone"))
-            #expect(try await store.pendingWebhookCount() == 1)
+            #expect(try await store.webhookOutbox.pendingCount() == 1)
             let clients = WebhookClients(configuration: HTTPClient.Configuration())
             func delivery(allowPrivate: Bool, metrics: TestMetrics) -> WebhookDelivery {
                 // The name "resolves" to the receiver's loopback address, as a DNS answer could.
@@ -130,7 +130,7 @@ struct WebhookDeliveryTests {
             #expect(try await delivery(allowPrivate: false, metrics: refusing).runOnce(clients: clients, now: Date()) == 1)
             #expect(receiver.accepted.isEmpty, "nothing reached the internal address")
             #expect(refusing.counterTotal(label: "latchkey_webhook_deliveries_total", dimensions: [("result", "failed")]) == 1)
-            #expect(try await store.pendingWebhookCount() == 1, "kept, to be tried again")
+            #expect(try await store.webhookOutbox.pendingCount() == 1, "kept, to be tried again")
             let why = try await store.connections.withConnection { db in
                 try await db.raw("SELECT last_error FROM webhook_outbox").first()?.decode(column: "last_error", as: String.self)
             }
@@ -139,7 +139,7 @@ struct WebhookDeliveryTests {
             let allowing = TestMetrics()
             #expect(try await delivery(allowPrivate: true, metrics: allowing).runOnce(clients: clients, now: Date() + 3600) == 1)
             #expect(receiver.accepted.count == 1 && allowing.counterTotal(label: "latchkey_webhook_deliveries_total", dimensions: [("result", "delivered")]) == 1)
-            #expect(try await store.pendingWebhookCount() == 0)
+            #expect(try await store.webhookOutbox.pendingCount() == 0)
             await clients.shutdown()
         }
         try await receiver.stop()
@@ -160,9 +160,9 @@ struct WebhookDeliveryTests {
                 logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, metrics: metrics)
             #expect(try await delivery.runOnce(clients: clients, now: Date()) == 1)
             #expect(try await delivery.runOnce(clients: clients, now: Date()) == 0, "the retry waits its delay")
-            #expect(try await store.pendingWebhookCount() == 1)
+            #expect(try await store.webhookOutbox.pendingCount() == 1)
             #expect(try await delivery.runOnce(clients: clients, now: Date() + 3600) == 1)
-            #expect(try await store.pendingWebhookCount() == 0, "given up")
+            #expect(try await store.webhookOutbox.pendingCount() == 0, "given up")
             #expect(receiver.refused == 2)
             #expect(metrics.counterTotal(label: "latchkey_webhook_deliveries_total", dimensions: [("result", "failed")]) == 1)
             #expect(metrics.counterTotal(label: "latchkey_webhook_deliveries_total", dimensions: [("result", "abandoned")]) == 1)

@@ -4,16 +4,22 @@ import SQLKit
 
 /// The rate limiter's buckets shared by every instance on one PostgreSQL (`--rate-limit-scope database`):
 /// `SharedRateLimit` takes from them; the housekeeping forgets full ones.
-extension Store {
+struct RateLimitStore: Sendable {
+    /// The store whose connections and audit trail it shares.
+    let store: Store
+
+    var connections: DatabaseConnections { store.connections }
+    var audit: AuditTrail { store.audit }
+
     /// One request by `client` against the shared bucket of `perMinute` requests a minute (PostgreSQL).
-    func admitRequest(client: [UInt8], perMinute: Int) async throws -> RateLimiter.Decision {
-        let taken = try await takeRateTokens(client: client, perMinute: perMinute, wanted: 1)
+    func admit(client: [UInt8], perMinute: Int) async throws -> RateLimiter.Decision {
+        let taken = try await take(client: client, perMinute: perMinute, wanted: 1)
         return taken.granted > 0 ? .allowed : .limited(retryAfter: taken.retryAfter)
     }
 
     /// Takes up to `wanted` (at least 1) tokens from `client`'s shared bucket (PostgreSQL): how many it
     /// got, and when none, after how many whole seconds the next one will be there.
-    func takeRateTokens(client: [UInt8], perMinute: Int, wanted: Int) async throws -> (granted: Int, retryAfter: Int) {
+    func take(client: [UInt8], perMinute: Int, wanted: Int) async throws -> (granted: Int, retryAfter: Int) {
         try await connections.withConnection { db in
             guard let row = try await db.first(StoreQuery(
                 SQL.takeRateTokens, .blob(client), .integer(Int64(perMinute)), .integer(Int64(max(wanted, 1)))))
@@ -28,8 +34,13 @@ extension Store {
     }
 
     /// Forgets the buckets that have refilled (PostgreSQL; SQLite has no shared buckets).
-    func purgeRateLimits() async throws {
+    func purge() async throws {
         guard connections.flavor == .postgres else { return }
         try await connections.withConnection { db in try await db.run(StoreQuery(SQL.purgeRateLimits)) }
     }
+}
+
+extension Store {
+    /// The rate limiter's buckets shared by every instance on one database.
+    var rateLimits: RateLimitStore { RateLimitStore(store: self) }
 }

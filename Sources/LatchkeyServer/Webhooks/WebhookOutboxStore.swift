@@ -4,7 +4,13 @@ import SQLKit
 
 /// The webhook outbox (`WebhookDelivery` reads it): deliveries claimed under a lease, then deleted when
 /// delivered or given up, or put off to their next attempt.
-extension Store {
+struct WebhookOutboxStore: Sendable {
+    /// The store whose connections and audit trail it shares.
+    let store: Store
+
+    var connections: DatabaseConnections { store.connections }
+    var audit: AuditTrail { store.audit }
+
     /// A delivery claimed for this instance: the event, the endpoint's id, and which attempt this is.
     struct WebhookDue: Sendable {
         let event: AuditEvent?
@@ -14,7 +20,7 @@ extension Store {
     }
 
     /// Claims up to `limit` deliveries due by `now` for `endpoints`, each leased until `leaseUntil`.
-    func claimWebhooks(endpoints: [String], now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookDue] {
+    func claim(endpoints: [String], now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookDue] {
         let statement = connections.flavor == .postgres ? SQL.claimWebhooksOnPostgres : SQL.claimWebhooksOnSQLite
         let claim = StoreQuery(
             statement, .milliseconds(now), .milliseconds(leaseUntil), .integer(Int64(limit)), .text(endpoints.joined(separator: ",")))
@@ -35,23 +41,28 @@ extension Store {
     }
 
     /// The delivery is done (delivered, or given up).
-    func finishWebhook(auditId: Int64, endpoint: String) async throws {
+    func finish(auditId: Int64, endpoint: String) async throws {
         try await connections.withConnection { db in
             try await db.run(StoreQuery(SQL.deleteWebhook, .integer(auditId), .text(endpoint)))
         }
     }
 
     /// The delivery failed: try again at `next`, remembering why.
-    func retryWebhook(auditId: Int64, endpoint: String, next: Date, error: String) async throws {
+    func retry(auditId: Int64, endpoint: String, next: Date, error: String) async throws {
         try await connections.withConnection { db in
             try await db.run(StoreQuery(SQL.retryWebhook, .integer(auditId), .text(endpoint), .milliseconds(next), .text(String(error.prefix(200)))))
         }
     }
 
     /// Deliveries not yet made (delivered ones leave the outbox).
-    func pendingWebhookCount() async throws -> Int {
+    func pendingCount() async throws -> Int {
         try await connections.withConnection { db in
             try await db.first(StoreQuery(SQL.countWebhooks))?.decode(column: "n", as: Int.self) ?? 0
         }
     }
+}
+
+extension Store {
+    /// The webhook outbox's deliveries.
+    var webhookOutbox: WebhookOutboxStore { WebhookOutboxStore(store: self) }
 }
