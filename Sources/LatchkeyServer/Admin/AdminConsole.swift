@@ -69,7 +69,7 @@ package struct AdminConsole: Sendable {
         text: String, provider: String?, lastLoginFrom: String?, lastLoginBefore: String?, after: String, limit: Int, json: Bool
     ) async throws -> String {
         try await run {
-            var search = Store.AccountSearch()
+            var search = AdminAccountStore.AccountSearch()
             search.text = text
             if let provider {
                 guard let aaguid = service.aaguids(provider: provider).first else {

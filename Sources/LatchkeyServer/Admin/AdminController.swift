@@ -127,9 +127,9 @@ struct AdminController: Sendable {
         AuditOrigin(request, context: context, actor: AdminCaller.current?.actor ?? "admin:?", trustForwardedFor: trustForwardedFor)
     }
 
-    private func search(_ request: Request) throws -> Store.AccountSearch {
+    private func search(_ request: Request) throws -> AdminAccountStore.AccountSearch {
         let query = APIQuery(request.uri)
-        var search = Store.AccountSearch()
+        var search = AdminAccountStore.AccountSearch()
         search.text = try query.text("q") ?? ""
         if let provider = try query.text("provider") {
             let aaguids = admin.aaguids(provider: provider)

@@ -18,7 +18,7 @@ struct AdminAccountJSON: NullKeepingBody, Equatable {
     /// The last login with any of its passkeys; null if it never signed in after registering.
     let lastLoginAt: Date?
 
-    init(_ summary: Store.AccountSummary) {
+    init(_ summary: AdminAccountStore.AccountSummary) {
         id = summary.account.id
         displayName = summary.account.displayName
         createdAt = summary.account.createdAt
@@ -58,7 +58,7 @@ struct AdminSessionJSON: NullKeepingBody, Equatable {
     let passkeyId: String?
     let userVerified: Bool
 
-    init(_ session: Store.SessionSummary) {
+    init(_ session: AdminAccountStore.SessionSummary) {
         sid = session.sid.map { String(format: "%02x", $0) }.joined()
         createdAt = session.createdAt
         expiresAt = session.expiresAt

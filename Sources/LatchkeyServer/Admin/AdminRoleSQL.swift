@@ -1,6 +1,6 @@
 import LatchkeyDatabase
 
-/// The statements of administrators' roles and the first administrator's setup links (`Store+AdminRoles`).
+/// The statements of administrators' roles and the first administrator's setup links (`AdminRoleStore`).
 extension SQL {
     static let adminRoleColumns = "account_id, scopes, granted_at, granted_by"
     /// Grants the role, or changes its scopes; answers the row.

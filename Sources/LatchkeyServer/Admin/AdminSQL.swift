@@ -1,6 +1,6 @@
 import LatchkeyDatabase
 
-/// The statements of operating Latchkey (`Store+Admin.swift`): finding accounts, disabling them, admin keys.
+/// The statements of operating Latchkey (`AdminAccountStore.swift`): finding accounts, disabling them, admin keys.
 extension SQL {
     /// An account with what an operator looks at first: how many passkeys, the last login with any, and
     /// its sessions live at `now` (the placeholder that holds the time).
@@ -18,7 +18,7 @@ extension SQL {
     /// the whole id, or in the display name or a passkey's name ($4, a LIKE pattern, lower case); holding a
     /// passkey with AAGUID $5 when $6 = 1; when $10 = 1, last login (any passkey's) at or after $7 and
     /// before $8 (milliseconds; never signed in counts as 0). The same conditions however the accounts are
-    /// found (`Store.searchAccounts`): an index only chooses which accounts are looked at. A passkey's name
+    /// found (`AdminAccountStore.search`): an index only chooses which accounts are looked at. A passkey's name
     /// is counted among the account's passkeys, not tested with EXISTS: PostgreSQL would turn an EXISTS
     /// under OR into a hash of every passkey matching the text (a million for a common one) built first.
     private static let searchConditions = """
@@ -56,7 +56,7 @@ extension SQL {
     /// the search's own `LIKE`), and the account whose id is $3.
     ///
     /// The pending rows are read through `ORDER BY row LIMIT pendingCap`. Not to cut them: this query runs
-    /// only when the count before it found fewer than `Store.searchIndexLimit` rows in all, and the oldest
+    /// only when the count before it found fewer than `AdminAccountStore.searchIndexLimit` rows in all, and the oldest
     /// come first, so only rows noted since that count, beyond four times as many, could be left out. The
     /// limit is there for SQLite's planner: a table without statistics (an empty one has none, even after
     /// `ANALYZE`) counts as a million rows, and for a million candidates it built a Bloom filter over every
@@ -71,7 +71,7 @@ extension SQL {
             CROSS JOIN credentials c WHERE c.rowid = p.row
         UNION SELECT $3
         """
-    private static let pendingCap = 4 * Store.searchIndexLimit
+    private static let pendingCap = 4 * AdminAccountStore.searchIndexLimit
     /// The same on PostgreSQL: its pg_trgm GIN indexes serve the LIKE itself.
     private static let postgresTextCandidates = """
         SELECT id FROM accounts WHERE lower(display_name) LIKE $4 ESCAPE '\\'
@@ -98,7 +98,7 @@ extension SQL {
     ]
 
     // How many rows an index would give, counted up to $2: the search takes the index whose count stays
-    // under its limit, the smallest, or else reads the accounts in id order (`Store.searchAccounts`).
+    // under its limit, the smallest, or else reads the accounts in id order (`AdminAccountStore.search`).
     static let countNameTrigramsSQLite = StoreStatement("""
         SELECT (SELECT count(*) FROM (SELECT 1 FROM account_name_trigrams WHERE account_name_trigrams MATCH $1 LIMIT $2))
              + (SELECT count(*) FROM (SELECT 1 FROM credential_name_trigrams WHERE credential_name_trigrams MATCH $1 LIMIT $2))

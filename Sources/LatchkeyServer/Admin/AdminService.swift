@@ -21,7 +21,7 @@ struct AdminService: Sendable {
     /// A page of accounts matching `search` (`limit` of them at most), and the cursor of the next page.
     /// A text of 1 or 2 characters is refused: the search finds text through trigram indexes
     /// (`AccountSearchIndex`), and without a trigram it would read every account.
-    func accounts(_ search: Store.AccountSearch) async throws -> AdminAccountPageJSON {
+    func accounts(_ search: AdminAccountStore.AccountSearch) async throws -> AdminAccountPageJSON {
         guard search.text.isEmpty || search.text.count >= AccountSearchIndex.shortestText else {
             throw APIError(.invalidParameter, """
                 The search text (q) must have at least \(AccountSearchIndex.shortestText) characters: it is found in display names and passkey \
@@ -31,7 +31,7 @@ struct AdminService: Sendable {
         var search = search
         let limit = search.limit
         search.limit = limit + 1
-        let found = try await store.searchAccounts(search, now: now())
+        let found = try await store.adminAccounts.search(search, now: now())
         let page = found.prefix(limit).map(AdminAccountJSON.init)
         return AdminAccountPageJSON(accounts: page, next: found.count > limit ? page.last?.id : nil)
     }
@@ -44,11 +44,11 @@ struct AdminService: Sendable {
     }
 
     func account(id: String) async throws -> AdminAccountDetailJSON {
-        guard let summary = try await store.accountSummary(id: id, now: now()) else { throw APIError.unknownAccount }
+        guard let summary = try await store.adminAccounts.summary(id: id, now: now()) else { throw APIError.unknownAccount }
         let credentials = try await store.credentials(accountId: id)
         let providers = try await self.providers.completed(for: credentials.map(\.aaguid), from: store)
         let passkeys = credentials.map { PasskeyJSON($0, providers: providers, androidApps: androidApps) }
-        let sessions = try await store.sessions(accountId: id, now: now()).map(AdminSessionJSON.init)
+        let sessions = try await store.adminAccounts.sessions(accountId: id, now: now()).map(AdminSessionJSON.init)
         let profile = try await store.accountProfile(id: id)
         return AdminAccountDetailJSON(
             account: AdminAccountJSON(summary), credo: summary.account.credo, username: profile?.username, email: profile?.email,
@@ -61,7 +61,7 @@ struct AdminService: Sendable {
         let detail = try await account(id: accountId)
         if detail.account.disabledAt == nil {
             let at = now()
-            guard try await store.setAccountDisabled(id: accountId, at: at, now: at, event: { ended in
+            guard try await store.adminAccounts.setDisabled(id: accountId, at: at, now: at, event: { ended in
                 origin.event(.accountDisabled, at: at, account: accountId, detail: ["sessionsEnded": .number(ended)])
             }) else { throw APIError.unknownAccount }
         }
@@ -72,7 +72,7 @@ struct AdminService: Sendable {
         let detail = try await account(id: accountId)
         if detail.account.disabledAt != nil {
             let at = now()
-            guard try await store.setAccountDisabled(id: accountId, at: nil, now: at, event: { _ in
+            guard try await store.adminAccounts.setDisabled(id: accountId, at: nil, now: at, event: { _ in
                 origin.event(.accountEnabled, at: at, account: accountId)
             }) else { throw APIError.unknownAccount }
         }
@@ -92,7 +92,7 @@ struct AdminService: Sendable {
         guard let credential = try await store.credential(id: credentialId) else { throw APIError.unknownPasskey }
         let event = origin.event(
             .passkeyRemoved, at: now(), account: credential.accountId, credential: credentialId, detail: ["name": .text(credential.name)])
-        switch try await store.removeCredential(id: credentialId, accountId: credential.accountId, allowLast: allowLast, event: event) {
+        switch try await store.adminAccounts.removeCredential(id: credentialId, accountId: credential.accountId, allowLast: allowLast, event: event) {
         case .deleted: return
         case .notFound: throw APIError.unknownPasskey
         case .lastPasskey:

@@ -1,4 +1,4 @@
-/// The trigram index behind the admin API's account search (`Store.searchAccounts`; migration 17).
+/// The trigram index behind the admin API's account search (`AdminAccountStore.search`; migration 17).
 ///
 /// A search for text inside display names and passkey names cannot use an ordinary index: on a million
 /// accounts it read every account and every passkey, seconds per request. A trigram index finds the rows

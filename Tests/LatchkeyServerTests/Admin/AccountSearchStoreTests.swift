@@ -23,7 +23,7 @@ extension StoreTests {
         ORDER BY a.id LIMIT $2
         """)
 
-    static func searchedBefore(_ store: Store, _ search: Store.AccountSearch) async throws -> [String] {
+    static func searchedBefore(_ store: Store, _ search: AdminAccountStore.AccountSearch) async throws -> [String] {
         let escaped = search.text.lowercased().replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
         let query = StoreQuery(
@@ -36,8 +36,8 @@ extension StoreTests {
         }
     }
 
-    static func ids(_ store: Store, _ search: Store.AccountSearch) async throws -> [String] {
-        try await store.searchAccounts(search, now: at).map(\.account.id)
+    static func ids(_ store: Store, _ search: AdminAccountStore.AccountSearch) async throws -> [String] {
+        try await store.adminAccounts.search(search, now: at).map(\.account.id)
     }
 
     static func account(_ id: String, _ name: String) -> AccountRecord {
@@ -106,24 +106,24 @@ extension StoreTests {
             var checked = 0
             for text in Self.texts {
                 for aaguid in [nil, [UInt8](repeating: 7, count: 16)] {
-                    var search = Store.AccountSearch()
+                    var search = AdminAccountStore.AccountSearch()
                     search.text = text
                     search.aaguid = aaguid
                     let expected = try await Self.searchedBefore(store, search)
                     #expect(try await Self.ids(store, search) == expected, "text \(text), aaguid \(aaguid == nil ? "any" : "7")")
                     // PostgreSQL's other way for a text: counted, then read again (taken when a text has
-                    // `Store.searchFoundLimit` matches or more; here with a limit of 1).
-                    #expect(try await store.searchAccounts(search, now: Self.at, foundLimit: 1).map(\.account.id) == expected,
+                    // `AdminAccountStore.searchFoundLimit` matches or more; here with a limit of 1).
+                    #expect(try await store.adminAccounts.search(search, now: Self.at, foundLimit: 1).map(\.account.id) == expected,
                             "text \(text), counted way")
                     checked += expected.count
                 }
             }
             #expect(checked > 20, "the texts find something")
             // The exact id, and paging in id order.
-            var byId = Store.AccountSearch()
+            var byId = AdminAccountStore.AccountSearch()
             byId.text = "a05"
             #expect(try await Self.ids(store, byId) == ["a05"])
-            var paged = Store.AccountSearch()
+            var paged = AdminAccountStore.AccountSearch()
             paged.text = "ada"
             paged.limit = 1
             #expect(try await Self.ids(store, paged) == ["a01"])
@@ -138,17 +138,17 @@ extension StoreTests {
             ]
             for (from, before) in ranges {
                 for text in ["", "ada", "phone"] {
-                    var search = Store.AccountSearch()
+                    var search = AdminAccountStore.AccountSearch()
                     search.text = text
                     search.lastLoginFrom = from
                     search.lastLoginBefore = before
                     #expect(try await Self.ids(store, search) == (try await Self.searchedBefore(store, search)), "range \(String(describing: from))…\(String(describing: before)), text \(text)")
                 }
             }
-            var recent = Store.AccountSearch()
+            var recent = AdminAccountStore.AccountSearch()
             recent.lastLoginFrom = Date(timeIntervalSince1970: 1_750_000_000)
             #expect(try await Self.ids(store, recent) == ["a03", "a05", "a10"])
-            var yubikeys = Store.AccountSearch()
+            var yubikeys = AdminAccountStore.AccountSearch()
             yubikeys.aaguid = [UInt8](repeating: 1, count: 16)
             #expect(try await Self.ids(store, yubikeys) == ["a01", "a08"])
         }
@@ -199,7 +199,7 @@ extension StoreTests {
             }
             func found(_ text: String) async throws -> [String] {
                 if indexEachStep { try await store.indexPendingNames() }
-                var search = Store.AccountSearch()
+                var search = AdminAccountStore.AccountSearch()
                 search.text = text
                 let ids = try await Self.ids(store, search)
                 #expect(ids == (try await Self.searchedBefore(store, search)), "text \(text)")
@@ -223,7 +223,7 @@ extension StoreTests {
             try await store.ceremonies.addCredential(Self.passkey(91, "b01", "Gemini key"))
             #expect(try await found("gemini") == ["b01"])
             #expect(try await found(" key").contains("b01"))
-            #expect(try await store.removeCredential(
+            #expect(try await store.adminAccounts.removeCredential(
                 id: [0x5e, 91], accountId: "b01", allowLast: false,
                 event: AuditOrigin.test.event(.passkeyRemoved, at: Self.at, account: "b01", credential: [0x5e, 91])) == .deleted)
             #expect(try await found("gemini") == [])

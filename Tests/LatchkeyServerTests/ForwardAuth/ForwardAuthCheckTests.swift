@@ -152,7 +152,7 @@ struct ForwardAuthCheckTests {
             let alan = try await api.register("Alan", with: SoftAuthenticator(store: InMemoryCredentialStore()))
             #expect(try await api.send(.get, "/api/forward-auth", headers: Self.caddy(url, cookie: alan.token)).status == .ok)
             let at = clock.now()
-            #expect(try await app.store.setAccountDisabled(id: alan.accountId, at: at, now: at, event: { _ in
+            #expect(try await app.store.adminAccounts.setDisabled(id: alan.accountId, at: at, now: at, event: { _ in
                 AuditOrigin.test.event(.accountDisabled, at: at, account: alan.accountId) }))
             clock.advance(5.1)
             #expect(try await api.send(.get, "/api/forward-auth", headers: Self.caddy(url, cookie: alan.token)).status == .found)

@@ -6,7 +6,13 @@ import SQLKit
 /// What an operator needs from the database (`AdminService`): finding accounts, their sessions,
 /// disabling and enabling them, and the admin API's keys. Every change writes its audit event in its own
 /// transaction.
-extension Store {
+struct AdminAccountStore: Sendable {
+    /// The store whose connections and audit trail it shares.
+    let store: Store
+
+    var connections: DatabaseConnections { store.connections }
+    var audit: AuditTrail { store.audit }
+
     /// Which accounts to find (`latchkey admin accounts search`, `GET /api/admin/accounts`).
     struct AccountSearch: Sendable, Equatable {
         /// The whole account id, or text in the display name or a passkey's name (any case); empty: all.
@@ -45,7 +51,7 @@ extension Store {
     /// A text needs `AccountSearchIndex.shortestText` characters (`AdminService` refuses shorter ones).
     /// `foundLimit`: `searchFoundLimit`, or a smaller one for a test to take PostgreSQL's counted way with
     /// a few accounts.
-    func searchAccounts(_ search: AccountSearch, now: Date, foundLimit: Int = Store.searchFoundLimit) async throws -> [AccountSummary] {
+    func search(_ search: AccountSearch, now: Date, foundLimit: Int = AdminAccountStore.searchFoundLimit) async throws -> [AccountSummary] {
         let lowered = search.text.lowercased()
         let escaped = lowered.replacingOccurrences(of: "\\", with: "\\\\")
             .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
@@ -103,7 +109,7 @@ extension Store {
     }
 
     /// One account's summary, by its id (not a search: the primary key); nil when there is none.
-    func accountSummary(id: String, now: Date) async throws -> AccountSummary? {
+    func summary(id: String, now: Date) async throws -> AccountSummary? {
         try await connections.withConnection { db in
             try await db.first(StoreQuery(SQL.accountSummary, .text(id), .milliseconds(now))).map(AccountSummary.init(row:))
         }
@@ -136,14 +142,14 @@ extension Store {
     /// same transaction, so that nothing the account held keeps working. `event` gets the number of
     /// sessions ended. False when there is no such account. The apps its sessions signed it in to are
     /// sent back-channel logout tokens.
-    func setAccountDisabled(
+    func setDisabled(
         id: String, at disabledAt: Date?, now: Date, event: @escaping @Sendable (Int) -> AuditEvent
     ) async throws -> Bool {
         try await connections.transaction { db in
             let changed = try await db.changedRows(StoreQuery(
                 SQL.setAccountDisabled, .text(id), .integer(disabledAt.map(Timestamp.milliseconds)), .milliseconds(now)))
             guard changed == 1 else { return false }
-            if disabledAt != nil { try await queueOIDCLogouts(endingSessionsOf: id, at: now, on: db) }
+            if disabledAt != nil { try await store.queueOIDCLogouts(endingSessionsOf: id, at: now, on: db) }
             let ended = disabledAt == nil ? 0 : try await db.changedRows(StoreQuery(SQL.deleteAccountSessions, .text(id)))
             try await audit.append([event(ended)], on: db)
             return true
@@ -152,7 +158,7 @@ extension Store {
 
     /// An operator's removal of a passkey: unlike the holder's own, it may remove the last one when
     /// `allowLast` (the person then needs recovery), and it ends every session the passkey opened.
-    func removeCredential(id: [UInt8], accountId: String, allowLast: Bool, event: AuditEvent) async throws -> DeleteCredentialOutcome {
+    func removeCredential(id: [UInt8], accountId: String, allowLast: Bool, event: AuditEvent) async throws -> Store.DeleteCredentialOutcome {
         try await connections.transaction { db in
             try await db.run(StoreQuery(SQL.lockAccount, .text(accountId)))
             let ids = try await db.all(StoreQuery(SQL.accountCredentialIds, .text(accountId)))
@@ -167,7 +173,7 @@ extension Store {
     }
 }
 
-extension Store.AccountSummary {
+extension AdminAccountStore.AccountSummary {
     /// A row of `SQL.accountSummaryColumns`.
     init(row: any SQLRow) throws {
         self.init(
@@ -178,33 +184,6 @@ extension Store.AccountSummary {
 }
 
 extension Store {
-    /// Moves up to `AccountSearchIndex.batch` pending rows of each trigram table into its FTS5 table, in
-    /// one commit (SQLite; on PostgreSQL there is nothing to do). How many rows it moved: the caller runs
-    /// it again at once while a batch comes back full.
-    @discardableResult
-    func indexPendingNames() async throws -> Int {
-        guard connections.flavor == .sqlite else { return 0 }
-        // Most rounds find nothing: asked on a reading connection, not with the writer's lock.
-        let anything = try await connections.withConnection { db in
-            try await db.first(StoreQuery(SQL.anyPendingNames))?.decode(column: "n", as: Int.self) ?? 0
-        }
-        guard anything > 0 else { return 0 }
-        return try await connections.transaction { db in
-            guard let bounds = try await db.first(StoreQuery(SQL.pendingNameBounds, .integer(Int64(AccountSearchIndex.batch)))) else { return 0 }
-            var moved = 0
-            for (column, statements) in [("accounts", SQL.indexPendingAccountNames), ("credentials", SQL.indexPendingCredentialNames)] {
-                guard let bound = try bounds.decode(column: column, as: Int64?.self) else { continue }
-                try await db.run(StoreQuery(statements[0], .integer(bound)))
-                moved = max(moved, try await db.changedRows(StoreQuery(statements[1], .integer(bound))))
-            }
-            return moved
-        }
-    }
-
-    /// Rounds of `indexPendingNames` until one comes back short of a full batch (or the task is
-    /// cancelled): what `SearchIndexing` runs each second, and what a bulk insert or an import runs
-    /// before it ends.
-    func indexAllPendingNames() async throws {
-        while try await indexPendingNames() >= AccountSearchIndex.batch, !Task.isCancelled {}
-    }
+    /// The operator's reads and writes of accounts.
+    var adminAccounts: AdminAccountStore { AdminAccountStore(store: self) }
 }
