@@ -70,6 +70,8 @@ let package = Package(
     ],
     targets: [
         .target(name: "CBOR", swiftSettings: fuzzInstrumentation()),
+        // QR codes (byte mode, versions 1-10): `latchkey login --device` draws its address in the terminal.
+        .target(name: "QRCode"),
         .systemLibrary(name: "CSQLite3", path: "Sources/CSQLite3", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // OpenSSL's libcrypto, for Ed448 only (swift-crypto has none). Linux only: Apple platforms ship no
         // libcrypto headers, and there WebAuthn builds without Ed448 (`Ed448PublicKey.isAvailable`).
@@ -192,7 +194,7 @@ let package = Package(
         .executableTarget(
             name: "latchkey",
             dependencies: [
-                "WebAuthn", "SoftAuthenticator", "LatchkeyServer", "LatchkeyDatabase", "LatchkeyRuntime", "LatchkeyClient", "LatchkeyBuildInfo",
+                "WebAuthn", "SoftAuthenticator", "LatchkeyServer", "LatchkeyDatabase", "LatchkeyRuntime", "LatchkeyClient", "LatchkeyBuildInfo", "QRCode",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -234,6 +236,7 @@ let package = Package(
             path: "Benchmarks/Counts"
         ),
         .testTarget(name: "CBORTests", dependencies: ["CBOR"]),
+        .testTarget(name: "QRCodeTests", dependencies: ["QRCode"], exclude: ["make-fixtures.py", "fixtures.json"]),
         .testTarget(
             name: "WebAuthnTests",
             dependencies: [

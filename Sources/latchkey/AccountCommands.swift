@@ -114,6 +114,8 @@ struct LoginCommand: AsyncParsableCommand {
     var clientId: String?
     @Option(name: .customLong("scope"), help: "With --device: the scopes to ask for (default: openid profile).")
     var scope = "openid profile"
+    @Flag(inversion: .prefixedNo, help: "With --device: draw the address as a QR code for a phone's camera (default: when printing to a terminal).")
+    var qr: Bool?
     @OptionGroup var options: ClientOptions
 
     func validate() throws {
@@ -124,6 +126,8 @@ struct LoginCommand: AsyncParsableCommand {
             }
         } else if clientId != nil {
             throw ValidationError("--client-id is for --device.")
+        } else if qr != nil {
+            throw ValidationError("--qr and --no-qr are for --device.")
         }
         guard prfSalts.count <= 2 else { throw ValidationError("--prf-salt may be given twice at most: the first input and the second.") }
         for salt in prfSalts where Self.bytes(salt) == nil {
@@ -158,7 +162,8 @@ struct LoginCommand: AsyncParsableCommand {
             let login = DeviceLogin(
                 server: try options.serverURL, clientId: clientId ?? ProcessInfo.processInfo.environment["LATCHKEY_CLIENT_ID"] ?? "",
                 secret: ProcessInfo.processInfo.environment["LATCHKEY_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }, scope: scope,
-                http: ClientOptions.http, tell: { [json = options.json] line in if json { Output.printError(line) } else { Output.printLine(line) } })
+                http: ClientOptions.http, tell: { [json = options.json] line in if json { Output.printError(line) } else { Output.printLine(line) } },
+                drawQRCode: qr ?? (isatty(options.json ? STDERR_FILENO : STDOUT_FILENO) == 1))
             let signed = try await login.run()
             if options.json {
                 let tokens = signed.tokens

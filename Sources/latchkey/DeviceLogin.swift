@@ -3,6 +3,7 @@ import Foundation
 import LatchkeyClient
 import NIOCore
 import NIOHTTP1
+import QRCode
 import WebAuthn
 
 /// `latchkey login --device`: the device authorization grant (RFC 8628) from a terminal with no
@@ -21,6 +22,9 @@ struct DeviceLogin {
     let http: HTTPClient
     /// Where the instructions go (stderr with `--json`, so stdout stays one JSON document).
     let tell: (String) -> Void
+    /// Whether to draw `verification_uri_complete` as a QR code too (RFC 8628 §3.3.1: a phone's camera
+    /// opens it, the code already in it), in the terminal's text with black on white.
+    var drawQRCode = false
 
     /// What a finished sign-in gives: the token response, and who signed in (from the id_token, which
     /// came straight from the token endpoint over the connection this command opened: Core §3.1.3.7).
@@ -42,6 +46,11 @@ struct DeviceLogin {
         let deadline = Date().addingTimeInterval(TimeInterval(min(max(1, started.json["expires_in"] as? Int ?? 600), 86_400)))
         tell("To sign in, open \(complete) on your phone or computer,")
         tell("or go to \(uri) and type the code \(userCode).")
+        // An address longer than a version-10 symbol holds is only printed: the server's addresses are short.
+        if drawQRCode, let code = try? QRCode(complete) {
+            tell("Or scan this with your phone's camera:")
+            code.terminalLines().forEach(tell)
+        }
         tell("Waiting for you to allow it…")
         while Date() < deadline {
             try await Task.sleep(for: .seconds(interval))

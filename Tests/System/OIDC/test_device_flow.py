@@ -4,6 +4,7 @@ puts it, with authlib's JOSE code verifying the id_token), and `latchkey login -
 The person's part — the verification page's JSON API — goes through a soft-webauthn session
 (oidc_support.Person), as the browser stage does it in Chromium (Tests/System/Browser/test_oidc_device_page.py)."""
 import json
+import re
 import subprocess
 import time
 import warnings
@@ -13,6 +14,9 @@ import pytest
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from authlib.jose import JsonWebKey, JsonWebToken
+
+import zxingcpp
+from PIL import Image
 
 from processes import latchkey_binary
 
@@ -94,19 +98,44 @@ def test_a_hand_written_client_polls_while_the_person_allows(provider):
     assert [event["accountId"] for event in events if event["detail"].get("client") == client_id] == [person.account_id]
 
 
+def modules_of(lines):
+    """The QR code the CLI drew (upper and lower half blocks, ANSI black on white) as rows of modules."""
+    rows = []
+    for line in lines:
+        text = re.sub(r"\x1b\[[0-9;]*m", "", line.rstrip("\n"))
+        rows.append([character in "█▀" for character in text])
+        rows.append([character in "█▄" for character in text])
+    return rows
+
+
+def decoded(rows, scale=8):
+    """What zxing-cpp, a decoder we did not write, reads from the modules drawn as an image."""
+    image = Image.new("L", (len(rows[0]) * scale, len(rows) * scale), 255)
+    for y, row in enumerate(rows):
+        for x, dark in enumerate(row):
+            if dark:
+                image.paste(0, (x * scale, y * scale, (x + 1) * scale, (y + 1) * scale))
+    return [barcode.text for barcode in zxingcpp.read_barcodes(image)]
+
+
 def test_latchkey_login_device_end_to_end(provider):
+    """With --qr the address is drawn as a QR code too, which zxing-cpp reads back."""
     client_id = add_device_client(provider, "latchkey CLI")
     person = provider.person("CLI Person")
-    process = subprocess.Popen([latchkey_binary(), "login", "--device", "--client-id", client_id, "--server", provider.base],
+    process = subprocess.Popen([latchkey_binary(), "login", "--device", "--qr", "--client-id", client_id, "--server", provider.base],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         lines = []
-        while not any("type the code" in line for line in lines):
+        while not any("Waiting for you" in line for line in lines):
             line = process.stdout.readline()
             assert line, (lines, process.stderr.read())
             lines.append(line)
         user_code = next(line for line in lines if "type the code" in line).rsplit(" ", 1)[1].rstrip(".\n")
-        assert any("/device?user_code=" + user_code in line for line in lines), lines
+        address = next(line for line in lines if line.startswith("To sign in, open ")).split(" ")[4]
+        assert address.endswith("/device?user_code=" + user_code), lines
+        start = next(i for i, line in enumerate(lines) if "scan this" in line) + 1
+        drawn = lines[start:next(i for i, line in enumerate(lines) if "Waiting for you" in line)]
+        assert decoded(modules_of(drawn)) == [address]
         status, answered = decide(provider, person, user_code, allow=True)
         assert status == 200 and answered["approved"] is True, answered
         output, errors = process.communicate(timeout=60)
@@ -136,6 +165,7 @@ def test_latchkey_login_device_refused(provider):
             process.kill()
             process.wait()
     assert process.returncode == 1 and "access_denied" in errors, (output, errors)
+    assert "scan this" not in errors, "no QR code where the output is no terminal, unless --qr asks"
 
 
 def test_refused_and_bounded(provider):
