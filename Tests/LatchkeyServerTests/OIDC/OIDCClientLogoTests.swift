@@ -57,6 +57,15 @@ struct OIDCClientLogoTests {
             let decision = try await flow.api.send(.post, "/api/oidc/authorization", object: ["query": query], token: person.token)
             #expect(decision.json?["interaction"] as? String == "consent", "\(decision.text)")
             #expect((decision.json?["client"] as? [String: Any])?["logo"] as? String == "oidc/logo/\(id)", "\(decision.text)")
+            // Once allowed, "Apps with access" names it too.
+            var consent: [String: Any] = ["query": query, "allow": true]
+            if let after = decision.json?["after"] as? String { consent["after"] = after }
+            #expect(try await flow.api.send(.post, "/api/oidc/consent", object: consent, token: person.token).status == .ok)
+            func appsLogo() async throws -> Any? {
+                let apps = try await flow.api.send(.get, "/api/account/apps", token: person.token)
+                return try #require(apps.array?.first { $0["clientId"] as? String == id }, "\(apps.text)")["logo"]
+            }
+            #expect(try await appsLogo() as? String == "oidc/logo/\(id)")
 
             // A gif is refused with the field named; a PNG replaces the SVG; "" removes it.
             let gif = try await flow.api.send(
@@ -71,6 +80,7 @@ struct OIDCClientLogoTests {
             #expect(try await flow.api.send(.get, "/oidc/logo/\(id)").status == .ok)
             let removed = try await flow.api.send(.patch, "/api/admin/clients/\(id)", object: ["logo": ""], token: flow.adminKey)
             #expect((removed.json?["client"] as? [String: Any])?["logo"] is NSNull, "\(removed.text)")
+            #expect(try await appsLogo() is NSNull)
             let gone = try await flow.api.send(.get, "/oidc/logo/\(id)")
             #expect(gone.status == .notFound && gone.errorCode == "not_found", "\(gone.text)")
             let again = try await flow.api.send(.post, "/api/oidc/authorization", object: ["query": query], token: person.token)
