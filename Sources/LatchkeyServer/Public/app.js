@@ -113,7 +113,7 @@ async function showSignUpPolicy() {
   $("welcome-form").hidden = !open;
   $("signup-closed").hidden = open;
   $("signup-email-form").hidden = open || signUp.domains.length === 0;
-  $("signup-domains").textContent = signUp.domains.join(" or ");
+  $("signup-domains").textContent = formatList(signUp.domains, "disjunction");
   document.body.dataset.signup = signUp.policy;
 }
 

@@ -118,7 +118,8 @@ export async function endSession(hooks) {
     if (reply.confirm) {
       setState("confirm");
       showPanel("confirm");
-      $("oidc-confirm-app").textContent = reply.client ? ` from ${reply.client.name}` : "";
+      // The app that asked, when known, in a whole sentence of its own.
+      if (reply.client) $("oidc-confirm-title").textContent = t("oidc.sign-out-of-brand-from-app", { name: reply.client.name });
       $("oidc-confirm-title").focus();
       return;
     }
