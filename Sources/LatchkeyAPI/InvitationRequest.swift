@@ -12,9 +12,13 @@ package struct InvitationCreateRequest: JSONReadable, Sendable {
     package var ttlSeconds: Int?
     package var uses: Int?
     package var send: Bool?
+    /// The language of the mailed link (a shipped language's code), for a person who has no account to
+    /// have one yet; the server's `--default-language` when absent.
+    package var language: String?
 
     package init(
-        username: String? = nil, email: String? = nil, groups: [String]? = nil, ttlSeconds: Int? = nil, uses: Int? = nil, send: Bool? = nil
+        username: String? = nil, email: String? = nil, groups: [String]? = nil, ttlSeconds: Int? = nil, uses: Int? = nil, send: Bool? = nil,
+        language: String? = nil
     ) {
         self.username = username
         self.email = email
@@ -22,6 +26,7 @@ package struct InvitationCreateRequest: JSONReadable, Sendable {
         self.ttlSeconds = ttlSeconds
         self.uses = uses
         self.send = send
+        self.language = language
     }
 
     package init(json reader: JSONShapeReader) throws(JSONShapeError) {
@@ -31,6 +36,7 @@ package struct InvitationCreateRequest: JSONReadable, Sendable {
         ttlSeconds = try reader.optionalInt("ttlSeconds")
         uses = try reader.optionalInt("uses")
         send = try reader.optionalBool("send")
+        language = try reader.optionalString("language")
     }
 }
 

@@ -47,6 +47,9 @@ extension AdminCommand {
             @Option(name: .customLong("groups-claim"), help: ArgumentHelp(
                 "The claim its tokens carry the person's groups under: groups (default), roles, …", valueName: "name"))
             var groupsClaim: String?
+            @Option(help: ArgumentHelp(
+                "Its logo on the consent screen: a PNG or SVG file of at most 32 KiB (its type read from its bytes).", valueName: "file"))
+            var logo: String?
             @Flag(help: "Print JSON (what the admin API answers) instead of text.")
             var json = false
 
@@ -67,6 +70,14 @@ extension AdminCommand {
                     } catch {
                         throw ValidationError("--jwks-file: \(jwksFile) cannot be read as text.")
                     }
+                }
+                if let logo {
+                    // Read up to one byte past the limit: a larger file is refused by the server's rule
+                    // without being read whole.
+                    guard let handle = FileHandle(forReadingAtPath: logo), let data = try? handle.read(upToCount: 32 * 1024 + 1), !data.isEmpty
+                    else { throw ValidationError("--logo: \(logo) cannot be read.") }
+                    try? handle.close()
+                    settings.logo = data.base64EncodedString()
                 }
                 return settings
             }
@@ -123,6 +134,7 @@ extension AdminCommand {
             @Flag(name: .customLong("no-api-scopes"), help: "Remove every API scope.") var noAPIScopes = false
             @Flag(name: .customLong("no-jwks"), help: "Remove its keys (private_key_jwt); with no secret either, it is public.") var noJWKS = false
             @Flag(name: .customLong("no-backchannel-logout-uri"), help: "Send it no more logout tokens.") var noBackchannelLogoutURI = false
+            @Flag(name: .customLong("no-logo"), help: "Remove its logo.") var noLogo = false
             @Flag(inversion: .prefixedNo, help: "Whether people are asked for consent (--no-first-party: they are).")
             var firstParty: Bool?
             @Flag(help: "Make it public: its secret is deleted.") var `public` = false
@@ -141,6 +153,7 @@ extension AdminCommand {
                     throw ValidationError("--no-backchannel-logout-uri and --backchannel-logout-uri exclude each other.")
                 }
                 guard !(noJWKS && settings.jwksFile != nil) else { throw ValidationError("--no-jwks and --jwks-file exclude each other.") }
+                guard !(noLogo && settings.logo != nil) else { throw ValidationError("--no-logo and --logo exclude each other.") }
                 guard !(noAPIScopes && !settings.apiScopes.isEmpty) else {
                     throw ValidationError("--no-api-scopes and --api-scope exclude each other.")
                 }
@@ -149,6 +162,7 @@ extension AdminCommand {
             func answer(_ console: AdminConsole) async throws -> String {
                 var given = try settings.settings()
                 if noJWKS { given.jwks = "" }
+                if noLogo { given.logo = "" }
                 if noBackchannelLogoutURI { given.backchannelLogoutURI = "" }
                 given.name = name
                 given.clearPostLogoutURIs = noPostLogoutURIs

@@ -57,6 +57,8 @@ extension AdminCommand {
         var groups: [String] = []
         @Option(help: "How long the link works: 5m to 90d (as 30m, 12h, 7d, or seconds).") var ttl = "7d"
         @Flag(help: "Mail the link to --email (the SMTP server of --config or LATCHKEY_SMTP_URL).") var send = false
+        @Option(help: "The language of the mail and of the account made (a shipped language: de, fr, ja…; default: --default-language).")
+        var language: String?
         @Flag(help: "Print JSON instead of text.") var json = false
 
         func validate() throws {
@@ -74,6 +76,7 @@ extension AdminCommand {
             settings.groups = groups
             settings.ttlSeconds = Lifetime.seconds(ttl, within: Self.lifetimes).map { Int($0) }
             settings.send = send
+            settings.language = language
             return settings
         }
     }

@@ -25,7 +25,7 @@ enum ServeSettings {
         .text("accent-color", \.accentColor, help: "The accent colour (#rrggbb) of the light scheme; refused below 4.5:1 contrast (WCAG AA) against the backgrounds it is used on",
               default: "Latchkey's, #1d58b8"),
         .text("accent-color-dark", \.accentColorDark, help: "The accent colour (#rrggbb) of the dark scheme, checked the same way", default: "Latchkey's, #8ab4f8"),
-        .text("brand-css", \.brandCSS, help: "A stylesheet (at most 256 KiB) served after Latchkey's own; its selectors are not supported across versions"),
+        .text("brand-css", \.brandCSS, help: "A stylesheet (at most 256 KiB) served after Latchkey's own; its selectors are not supported across versions, its colours not contrast-checked"),
         .list("origin", \.origins, help: "An origin allowed to use the passkeys", default: "http://localhost:PORT, https:// with --tls-cert", whenUnset: { c in
             guard c.port != 0 else {
                 throw ServerConfiguration.Invalid(description: "with --port 0 give the passkeys' --origin too: its default, \(c.listeningScheme)://localhost:PORT, needs the port before the server has it")

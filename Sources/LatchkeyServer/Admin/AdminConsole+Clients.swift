@@ -26,6 +26,8 @@ extension AdminConsole {
         package var backchannelLogoutURI: String?
         /// `--groups-claim`.
         package var groupsClaim: String?
+        /// The logo file's bytes in base64 (`--logo FILE`), or "" to remove it (`--no-logo`).
+        package var logo: String?
 
         package init() {}
 
@@ -39,7 +41,7 @@ extension AdminConsole {
                 allowedGroups: clearAllowedGroups ? [] : allowedGroups.isEmpty ? nil : allowedGroups,
                 grantTypes: grantTypes.isEmpty ? nil : Self.words(grantTypes),
                 apiScopes: clearAPIScopes ? [] : apiScopes.isEmpty ? nil : Self.words(apiScopes), jwks: jwks,
-                backchannelLogoutUri: backchannelLogoutURI, groupsClaim: groupsClaim)
+                backchannelLogoutUri: backchannelLogoutURI, groupsClaim: groupsClaim, logo: logo)
         }
 
         /// `--x "a b"`, `--x a,b` and `--x a --x b` are the same.
@@ -157,6 +159,7 @@ extension AdminConsole {
         After logout \(client.postLogoutUris.isEmpty ? "-" : client.postLogoutUris.joined(separator: "\n             "))
         Back-channel \(client.backchannelLogoutUri ?? "-")
         Groups claim \(client.groupsClaim)
+        Logo         \(client.logo ?? "-")
         Created      \(text(client.createdAt)) by \(client.createdBy)
         Updated      \(text(client.updatedAt))
         """

@@ -26,17 +26,19 @@ extension AdminService {
             throw APIError(.jwksInvalid, "A public client has no keys: leave out jwks (--jwks-file), or public (--public).")
         }
         try await Self.checkLoadable(keys)
+        let logo = try request.logo.flatMap { text throws(APIError) in try OIDCClientLogo.read(base64: text) }
         // A client with keys signs its assertions (private_key_jwt): no secret.
         let secret = request.isPublic == true || keys != nil ? nil : OIDCClientRules.generatedSecret()
         let at = now()
         // A generated id is 128 random bits: a second draw is for form's sake only.
         for _ in 0..<(chosen == nil ? 2 : 1) {
-            let client = try OIDCClientRules.newClient(
+            var client = try OIDCClientRules.newClient(
                 request, id: chosen ?? OIDCClientRules.generatedId(), secretHash: secret.map(SecretDigest.of), at: at, by: origin.actor)
+            client.logoType = logo?.contentType
             let event = origin.event(.oidcClientCreated, at: at, account: nil, detail: [
                 "client": .text(client.id), "clientName": .text(client.name), "public": .flag(client.isPublic),
             ])
-            if try await store.oidcClients.insert(client, event: event) {
+            if try await store.oidcClients.insert(client, logo: logo, event: event) {
                 await clientFacts?.forget()
                 return OIDCClientSecretJSON(client: OIDCClientJSON(client), clientSecret: secret)
             }
@@ -50,6 +52,12 @@ extension AdminService {
         let current = try await record(id: id)
         let at = now()
         var (client, changed) = try OIDCClientRules.updated(current, by: request, at: at)
+        // A logo given replaces the old one ("" removes it); none given leaves it.
+        let logo: OIDCClientLogo?? = try request.logo.map { text throws(APIError) in try OIDCClientLogo.read(base64: text) }
+        if let logo {
+            client.logoType = logo?.contentType
+            changed.append("logo")
+        }
         var secret: String?
         if let given = request.jwks {
             client.jwks = try OIDCClientRules.jwks(given)
@@ -73,7 +81,7 @@ extension AdminService {
         if secretChanged { client.credentialsGeneration = OIDCClientRules.generation() }
         try OIDCClientRules.check(client)
         let (clientId, clientName, fields) = (client.id, client.name, changed.joined(separator: ","))
-        guard let revoked = try await store.oidcClients.update(client, secretChanged: secretChanged, event: { revoked in
+        guard let revoked = try await store.oidcClients.update(client, secretChanged: secretChanged, logo: logo, event: { revoked in
             var detail: AuditDetail = ["client": .text(clientId), "clientName": .text(clientName), "fields": .text(fields)]
             if let revoked { detail.members.append(("grantsRevoked", .number(revoked))) }
             return origin.event(.oidcClientUpdated, at: at, account: nil, detail: detail)

@@ -20,6 +20,8 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
     let backchannelLogoutUri: String?
     /// The name its tokens carry the person's groups under.
     let groupsClaim: String
+    /// Where its logo is served (`/oidc/logo/{id}`), or null when it has none.
+    let logo: String?
     let createdAt: Date
     let updatedAt: Date
     let createdBy: String
@@ -39,6 +41,7 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
         jwks = client.jwks
         backchannelLogoutUri = client.backchannelLogoutURI
         groupsClaim = client.groupsClaim
+        logo = client.logoType == nil ? nil : OIDCClientLogo.path(clientId: client.id)
         createdAt = client.createdAt
         updatedAt = client.updatedAt
         createdBy = client.createdBy

@@ -101,20 +101,19 @@ struct Branding: Sendable {
     /// An image, its type read from its first bytes (a file's name proves nothing).
     static func image(_ path: String, setting: String, allowed: [String]) throws -> Image {
         let data = try read(path, setting: setting, limit: maximumImageBytes)
-        let type: String?
-        if data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
-            type = "image/png"
-        } else if data.starts(with: [0x00, 0x00, 0x01, 0x00]) {
-            type = "image/x-icon"
-        } else if let text = String(data: data.prefix(4096), encoding: .utf8), text.contains("<svg") {
-            type = "image/svg+xml"
-        } else {
-            type = nil
-        }
-        guard let type, allowed.contains(type) else {
+        guard let type = imageType(of: data), allowed.contains(type) else {
             throw ServerConfiguration.Invalid(description: "\(setting) \(path) is not \(allowed.map { $0.replacingOccurrences(of: "image/", with: "") }.joined(separator: " or "))")
         }
         return Image(data: data, contentType: type)
+    }
+
+    /// The type of an image read from its first bytes: PNG's signature, ICO's header, or an SVG element
+    /// in the first 4 KiB of UTF-8 text; nil for anything else. (An OIDC client's logo is read so too.)
+    static func imageType(of data: Data) -> String? {
+        if data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "image/png" }
+        if data.starts(with: [0x00, 0x00, 0x01, 0x00]) { return "image/x-icon" }
+        if let text = String(data: data.prefix(4096), encoding: .utf8), text.contains("<svg") { return "image/svg+xml" }
+        return nil
     }
 
     /// `/brand.css`: the accents as the stylesheets' tokens, then the operator's own stylesheet.

@@ -16,12 +16,14 @@ extension AdminConsole {
         package var ttlSeconds: Int?
         package var uses: Int?
         package var send = false
+        package var language: String?
 
         package init() {}
 
         var request: InvitationCreateRequest {
             InvitationCreateRequest(
-                username: username, email: email, groups: groups.isEmpty ? nil : groups, ttlSeconds: ttlSeconds, uses: uses, send: send)
+                username: username, email: email, groups: groups.isEmpty ? nil : groups, ttlSeconds: ttlSeconds, uses: uses, send: send,
+                language: language)
         }
     }
 

@@ -1,5 +1,7 @@
+import HTTPTypes
 import Hummingbird
 import LatchkeyAPI
+import WebAuthn
 
 /// The person's side of invitations, in the rate-limited `/api` group: `GET /api/signup` (the policy, for
 /// the page), `POST /api/signup/email` (a link mailed to an address at a `--signup-domain`), `POST
@@ -16,9 +18,13 @@ struct InvitationController: Sendable {
             SignUpJSON(policy: configuration.effectiveSignUp.rawValue, service: configuration.rpName, domains: configuration.signUpDomains)
         }
         routes.post("signup/email") { request, context in
-            let body = try await RequestBody.decode(EmailAddressRequest.self, from: request)
+            let body = try await RequestBody.decode(SignUpEmailRequest.self, from: request)
             let origin = AuditOrigin(request, context: context, actor: "anonymous", trustForwardedFor: trustForwardedFor)
-            try await invitations.requestSignUp(email: body.email, origin: origin)
+            // No account yet: the mail speaks the language the person reads the page in — the picker's
+            // choice the page sends, else the browser's Accept-Language — else --default-language.
+            let language = Catalogues.shipped?.negotiate(
+                choice: body.language, acceptLanguage: request.headers[.acceptLanguage], fallback: configuration.defaultLanguage)
+            try await invitations.requestSignUp(email: body.email, language: language, origin: origin)
             return APIReply(status: .accepted, body: SignUpEmailJSON())
         }
         routes.post("invites/preview") { request, _ in
@@ -30,5 +36,17 @@ struct InvitationController: Sendable {
             return APIReply(status: .created, body: try await invitations.exchange(code: body.code, displayName: body.displayName, origin: origin))
         }
         return routes
+    }
+}
+
+/// The body of `POST /api/signup/email`: the address, and the language the page is read in (its picker's
+/// choice; one Latchkey does not ship is passed over for Accept-Language, as `GET /locale.json` does).
+struct SignUpEmailRequest: JSONReadable, Sendable {
+    let email: String
+    let language: String?
+
+    init(json reader: JSONShapeReader) throws(JSONShapeError) {
+        email = try reader.string("email")
+        language = try reader.optionalString("language")
     }
 }

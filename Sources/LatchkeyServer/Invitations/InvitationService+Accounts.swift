@@ -40,7 +40,10 @@ extension InvitationService {
             } catch Store.Failure.duplicate {
                 throw APIError.usernameTaken
             }
-            return CreatedAccount(accountId: account.id, issued: try await issued(invitation, code: code, send: draft.send))
+            // The operator's word for the person's language: the account's mails are in it until the page
+            // says otherwise (PUT /api/account/language).
+            if let language = draft.language { _ = try await store.setLanguage(language, accountId: account.id) }
+            return CreatedAccount(accountId: account.id, issued: try await issued(invitation, code: code, send: draft.send, language: draft.language))
         }
         throw APIError.internalError
     }

@@ -18,7 +18,7 @@ extension InvitationService {
 
     /// Checks the address and its domain, stores the invitation and queues its mail; the answer does not wait
     /// for the SMTP server.
-    func requestSignUp(email text: String, origin: AuditOrigin) async throws {
+    func requestSignUp(email text: String, language: String? = nil, origin: AuditOrigin) async throws {
         guard !configuration.signUpDomains.isEmpty, let mail else { throw Self.signUpByEmailOff }
         let address = try EmailService.address(text)
         guard configuration.admitsSignUp(byEmail: address.value) else {
@@ -51,7 +51,7 @@ extension InvitationService {
             case .stored:
                 let texts = MailTexts.signUp(
                     service: configuration.brandName ?? configuration.rpName, link: link(for: code), expiresAt: invitation.expiresAt,
-                    language: configuration.defaultLanguage)
+                    language: language ?? configuration.defaultLanguage)
                 let send: @Sendable () async -> Void = { [store, now] in
                     guard await mail.send(to: address, subject: texts.subject, text: texts.text, purpose: "signup") else { return }
                     // Its use then verifies the address (`InvitationRecord.profile`).

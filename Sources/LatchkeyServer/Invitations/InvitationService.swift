@@ -42,6 +42,8 @@ struct InvitationService: Sendable {
         var lifetime: TimeInterval
         var uses: Int
         var send: Bool
+        /// The person's language, when the operator knows it: the mail's, and the account's when one is made.
+        var language: String?
     }
 
     func draft(_ request: InvitationCreateRequest) async throws -> Draft {
@@ -68,6 +70,12 @@ struct InvitationService: Sendable {
         guard uses == 1 || (draft.username == nil && draft.email == nil) else {
             throw APIError(.invalidField, "uses: an invitation for several people gives no username or email (each account would need its own).")
         }
+        if let language = request.language {
+            guard let code = Self.shippedLanguage(language) else {
+                throw APIError(.invalidField, "language must be one of the shipped languages: \(Catalogues.shipped?.codes.joined(separator: ", ") ?? "en").")
+            }
+            draft.language = code
+        }
         if draft.send {
             guard draft.email != nil else { throw APIError(.invalidField, "send: the invitation has no email to be mailed to.") }
             guard mail != nil else { throw APIError.mailOff }
@@ -86,7 +94,7 @@ struct InvitationService: Sendable {
         for _ in 0..<5 {
             let (code, invitation) = record(draft, accountId: nil, at: at, origin: origin)
             if try await store.invitations.insert(invitation, events: [created(invitation, origin: origin)]) {
-                return try await issued(invitation, code: code, send: draft.send)
+                return try await issued(invitation, code: code, send: draft.send, language: draft.language)
             }
             // An id drawn twice (one in 33 million): draw again.
         }
@@ -109,14 +117,21 @@ struct InvitationService: Sendable {
         ])
     }
 
-    /// The answer to a new invitation, once mailed when `send` asks (the answer says whether the server took it).
-    func issued(_ invitation: InvitationRecord, code: RecoveryCode, send: Bool) async throws -> InvitationIssuedJSON {
+    /// A shipped language's code for `text` (any case), or nil.
+    static func shippedLanguage(_ text: String) -> String? {
+        guard text.count <= AcceptLanguage.maximumRangeLength else { return nil }
+        return Catalogues.shipped?.codes.first { $0.lowercased() == text.lowercased() }
+    }
+
+    /// The answer to a new invitation, once mailed when `send` asks (the answer says whether the server took
+    /// it) in `language`, else `--default-language`: there is no account whose language it could be.
+    func issued(_ invitation: InvitationRecord, code: RecoveryCode, send: Bool, language: String?) async throws -> InvitationIssuedJSON {
         let link = link(for: code)
         var invitation = invitation
         if send, let mail, let email = invitation.email, case .success(let address) = EmailAddress.parse(email) {
             let texts = MailTexts.invitation(
                 service: configuration.brandName ?? configuration.rpName, name: invitation.username, link: link, expiresAt: invitation.expiresAt,
-                language: configuration.defaultLanguage)
+                language: language ?? configuration.defaultLanguage)
             if await mail.send(to: address, subject: texts.subject, text: texts.text, purpose: "invitation") {
                 invitation.mailedAt = now()
                 try await store.invitations.markMailed(id: invitation.id, at: invitation.mailedAt ?? invitation.createdAt)

@@ -3,7 +3,8 @@ import Foundation
 extension MailTexts {
     /// An invitation's mail (`latchkey admin invites create --send`): the link carries the code in its
     /// fragment, which no server on the way logs. `name` is who it is for (a username), when it says. There
-    /// is no account yet, so it goes in the server's `--default-language`.
+    /// is no account yet: it goes in the language the operator gave (`--language`), else the server's
+    /// `--default-language`.
     static func invitation(service: String, name: String?, link: String, expiresAt: Date, language: String = Catalogues.english) -> (subject: String, text: String) {
         let greeting = name.map { words("mail.invitation.greeting-name", language, ["name": $0]) } ?? words("mail.invitation.greeting", language, [:])
         return (
@@ -16,7 +17,8 @@ extension MailTexts {
 }
 
 extension MailTexts {
-    /// The link someone asked for with this address (`--signup-domain`), in the server's `--default-language`.
+    /// The link someone asked for with this address (`--signup-domain`), in the language of the page they
+    /// asked on (its picker's choice, else its Accept-Language), else the server's `--default-language`.
     static func signUp(service: String, link: String, expiresAt: Date, language: String = Catalogues.english) -> (subject: String, text: String) {
         (
             words("mail.signup.subject", language, ["service": service]),

@@ -36,6 +36,8 @@ struct AccountAppJSON: NullKeepingBody, Equatable {
     let scopes: [String]
     let consentedAt: Date
     let lastUsedAt: Date?
+    /// Where its logo is served, relative to the page (`oidc/logo/{clientId}`), or null.
+    let logo: String?
 
     init(_ app: OIDCAppAccess) {
         clientId = app.clientId
@@ -43,5 +45,6 @@ struct AccountAppJSON: NullKeepingBody, Equatable {
         scopes = app.scopes
         consentedAt = app.consentedAt
         lastUsedAt = app.lastUsedAt
+        logo = app.hasLogo ? String(OIDCClientLogo.path(clientId: app.clientId).dropFirst()) : nil
     }
 }

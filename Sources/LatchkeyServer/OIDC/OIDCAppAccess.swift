@@ -13,4 +13,6 @@ struct OIDCAppAccess: Sendable, Equatable {
     let consentedAt: Date
     /// The latest sign-in to it or refresh of its tokens; nil when no grant is on record.
     let lastUsedAt: Date?
+    /// Whether an operator gave the client a logo (`OIDCClientLogo`).
+    var hasLogo = false
 }

@@ -2,9 +2,9 @@ import LatchkeyDatabase
 
 /// The statements of "Apps with access" (`Store+OIDCApps.swift`).
 extension SQL {
-    /// The account's consents, with each client's name.
+    /// The account's consents, with each client's name and whether it has a logo (its type, '' for none).
     static let oidcAppConsents = StoreStatement("""
-        SELECT s.client_id, c.name, s.scopes, s.granted_at
+        SELECT s.client_id, c.name, c.logo_type, s.scopes, s.granted_at
         FROM oidc_consents s JOIN oidc_clients c ON c.id = s.client_id WHERE s.account_id = $1
         """)
     /// The account's grants still on record (the housekeeping purges them a day after they end), one row
@@ -12,10 +12,10 @@ extension SQL {
     /// last authorization, and whether one is live ($2: now). (Folding every grant row in Swift cost 72 ms
     /// at 20 000 grants, on the event loop: review 4, S4-4.)
     static let oidcAppGrants = StoreStatement("""
-        SELECT g.client_id, c.name, min(g.created_at) AS first_at, max(g.created_at) AS last_at,
+        SELECT g.client_id, c.name, c.logo_type, min(g.created_at) AS first_at, max(g.created_at) AS last_at,
             max(CASE WHEN g.revoked_at IS NULL AND g.expires_at > $2 THEN 1 ELSE 0 END) AS live
         FROM oidc_grants g JOIN oidc_clients c ON c.id = g.client_id WHERE g.account_id = $1
-        GROUP BY g.client_id, c.name
+        GROUP BY g.client_id, c.name, c.logo_type
         """)
     /// The scopes of the account's live grants ($2: now), each set once (at most `liveGrantsPerClient`
     /// grants per client are live).

@@ -18,6 +18,7 @@ struct OIDCAppStore: Sendable {
         try await connections.withConnection { db in
             struct Gathered {
                 var name: String
+                var logoType: String
                 var scopes: Set<String> = []
                 var listed = false
                 var first: Date?
@@ -26,7 +27,7 @@ struct OIDCAppStore: Sendable {
             var apps: [String: Gathered] = [:]
             for row in try await db.all(StoreQuery(SQL.oidcAppConsents, .text(accountId))) {
                 let id = try row.decode(column: "client_id", as: String.self)
-                var app = Gathered(name: try row.decode(column: "name", as: String.self))
+                var app = Gathered(name: try row.decode(column: "name", as: String.self), logoType: try row.decode(column: "logo_type", as: String.self))
                 app.scopes.formUnion(OIDCClientRecord.list(try row.decode(column: "scopes", as: String.self)))
                 app.listed = true
                 app.first = Timestamp.date(try row.decode(column: "granted_at", as: Int64.self))
@@ -35,7 +36,8 @@ struct OIDCAppStore: Sendable {
             for row in try await db.all(StoreQuery(SQL.oidcAppGrants, .text(accountId), .milliseconds(now))) {
                 let id = try row.decode(column: "client_id", as: String.self)
                 let name = try row.decode(column: "name", as: String.self)
-                var app = apps[id] ?? Gathered(name: name)
+                let logoType = try row.decode(column: "logo_type", as: String.self)
+                var app = apps[id] ?? Gathered(name: name, logoType: logoType)
                 let first = Timestamp.date(try row.decode(column: "first_at", as: Int64.self))
                 let last = Timestamp.date(try row.decode(column: "last_at", as: Int64.self))
                 let live = try row.decode(column: "live", as: Int64.self)
@@ -59,7 +61,7 @@ struct OIDCAppStore: Sendable {
                 guard app.listed, let first = app.first else { return nil }
                 return OIDCAppAccess(
                     clientId: id, clientName: app.name, scopes: OIDCScope.supported.filter(app.scopes.contains), consentedAt: first,
-                    lastUsedAt: app.last)
+                    lastUsedAt: app.last, hasLogo: !app.logoType.isEmpty)
             }.sorted { ($0.clientName.lowercased(), $0.clientId) < ($1.clientName.lowercased(), $1.clientId) }
         }
     }

@@ -45,6 +45,8 @@ struct OIDCClientRecord: Sendable, Equatable {
     var backchannelLogoutURI: String? = nil
     /// The name its tokens carry the person's groups under (`groups`, `roles`, …).
     var groupsClaim: String = OIDCScope.groups
+    /// The type of its logo (`OIDCClientLogo`), nil when it has none; the bytes are read only to serve them.
+    var logoType: String? = nil
 
     /// Neither a secret nor keys: it proves nothing at the token endpoint (PKCE instead).
     var isPublic: Bool { secretHash == nil && jwks == nil }
@@ -73,7 +75,8 @@ extension OIDCClientRecord {
             credentialsGeneration: try row.decode(column: "credentials_generation", as: String.self),
             jwks: try row.decode(column: "jwks", as: String?.self),
             backchannelLogoutURI: try row.decode(column: "backchannel_logout_uri", as: String.self).nilIfEmpty,
-            groupsClaim: try row.decode(column: "groups_claim", as: String.self))
+            groupsClaim: try row.decode(column: "groups_claim", as: String.self),
+            logoType: try row.decode(column: "logo_type", as: String.self).nilIfEmpty)
     }
 
     /// Lists are stored space-separated (`SpaceSeparated`): neither a URI nor a scope or group name can hold a space.

@@ -4,10 +4,11 @@ import LatchkeyDatabase
 extension SQL {
     static let oidcClientColumns = """
         id, name, secret_hash, redirect_uris, post_logout_uris, id_token_alg, first_party, scopes, allowed_groups, \
-        created_at, updated_at, created_by, grant_types, api_scopes, credentials_generation, jwks, backchannel_logout_uri, groups_claim
+        created_at, updated_at, created_by, grant_types, api_scopes, credentials_generation, jwks, backchannel_logout_uri, groups_claim, logo_type
         """
     static let insertOIDCClient = StoreStatement("""
-        INSERT INTO oidc_clients (\(oidcClientColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+        INSERT INTO oidc_clients (\(oidcClientColumns), logo)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
         ON CONFLICT (id) DO NOTHING RETURNING id
         """)
     static let oidcClient = StoreStatement("SELECT \(oidcClientColumns) FROM oidc_clients WHERE id = $1")
@@ -40,5 +41,9 @@ extension SQL {
         """)
     /// Used assertions past their expiry ($1: now): a replay of one is refused by its `exp` by then.
     static let purgeOIDCClientAssertions = StoreStatement("DELETE FROM oidc_client_assertions WHERE expires_at <= $1 RETURNING client_id")
+    /// A client's logo ($2: its bytes, NULL for none; $3: their type, '' for none), apart from its other
+    /// settings: the ordinary reads and writes leave the bytes alone.
+    static let setOIDCClientLogo = StoreStatement("UPDATE oidc_clients SET logo = $2, logo_type = $3 WHERE id = $1 RETURNING id")
+    static let oidcClientLogo = StoreStatement("SELECT logo, logo_type FROM oidc_clients WHERE id = $1 AND logo IS NOT NULL")
     static let deleteOIDCClient = StoreStatement("DELETE FROM oidc_clients WHERE id = $1 RETURNING id")
 }

@@ -12,8 +12,9 @@ struct OIDCClientStore: Sendable {
     var connections: DatabaseConnections { store.connections }
     var audit: AuditTrail { store.audit }
 
-    /// Stores a new client; false when its id is taken.
-    func insert(_ client: OIDCClientRecord, event: AuditEvent) async throws -> Bool {
+    /// Stores a new client, with its logo when it has one (`client.logoType` is then `logo`'s); false when
+    /// its id is taken.
+    func insert(_ client: OIDCClientRecord, logo: OIDCClientLogo? = nil, event: AuditEvent) async throws -> Bool {
         try await connections.transaction { db in
             let inserted = try await db.first(StoreQuery(
                 SQL.insertOIDCClient, .text(client.id), .text(client.name), .blob(client.secretHash),
@@ -22,10 +23,20 @@ struct OIDCClientStore: Sendable {
                 .text(OIDCClientRecord.stored(client.allowedGroups)), .milliseconds(client.createdAt), .milliseconds(client.updatedAt),
                 .text(client.createdBy), .text(OIDCClientRecord.stored(client.grantTypes)), .text(OIDCClientRecord.stored(client.apiScopes)),
                 .text(client.credentialsGeneration), .text(client.jwks), .text(client.backchannelLogoutURI ?? ""),
-                .text(client.groupsClaim)))
+                .text(client.groupsClaim), .text(logo?.contentType ?? ""), .blob(logo.map { Array($0.data) })))
             guard inserted != nil else { return false }
             try await audit.append([event], on: db)
             return true
+        }
+    }
+
+    /// The logo of client `id`, nil when it has none (or there is no such client).
+    func logo(id: String) async throws -> OIDCClientLogo? {
+        try await connections.withConnection { db in
+            guard let row = try await db.first(StoreQuery(SQL.oidcClientLogo, .text(id))),
+                  let data = try row.decode(column: "logo", as: Data?.self)
+            else { return nil }
+            return OIDCClientLogo(data: data, contentType: try row.decode(column: "logo_type", as: String.self))
         }
     }
 
@@ -48,8 +59,10 @@ struct OIDCClientStore: Sendable {
     /// must not be redeemed with the client id alone once it is public (review 4, S4-6). `event` is told
     /// how many (nil when the secret stayed). The caller draws the client a new `credentialsGeneration` with a
     /// changed secret (`AdminService.updateClient`), which ends its client-credentials tokens.
+    /// `logo`: nil leaves the logo as it is; `.some(nil)` removes it; `.some(logo)` replaces it.
     func update(
-        _ client: OIDCClientRecord, secretChanged: Bool = false, event: @escaping @Sendable (_ grantsRevoked: Int?) -> AuditEvent
+        _ client: OIDCClientRecord, secretChanged: Bool = false, logo: OIDCClientLogo?? = nil,
+        event: @escaping @Sendable (_ grantsRevoked: Int?) -> AuditEvent
     ) async throws -> Int? {
         try await connections.transaction { db in
             let updated = try await db.first(StoreQuery(
@@ -60,6 +73,9 @@ struct OIDCClientStore: Sendable {
                 .text(OIDCClientRecord.stored(client.apiScopes)), .text(client.credentialsGeneration), .text(client.jwks),
                 .text(client.backchannelLogoutURI ?? ""), .text(client.groupsClaim)))
             guard updated != nil else { return nil }
+            if let logo {
+                try await db.run(StoreQuery(SQL.setOIDCClientLogo, .text(client.id), .blob(logo.map { Array($0.data) }), .text(logo?.contentType ?? "")))
+            }
             var revoked: Int?
             if secretChanged {
                 try await db.run(StoreQuery(

@@ -19,7 +19,23 @@ struct OIDCController: Sendable {
     let page: PageController.Asset?
 
     struct AuthorizationReply: APIResponseBody {
-        struct Client: Encodable { let id: String; let name: String }
+        /// The app as the page names it: its name, and where its logo is served when an operator gave it one
+        /// (relative to the page, `oidc/logo/{id}`).
+        struct Client: Encodable {
+            let id: String
+            let name: String
+            var logo: String? = nil
+
+            init(id: String, name: String, logo: String? = nil) {
+                self.id = id
+                self.name = name
+                self.logo = logo
+            }
+
+            init(_ client: OIDCClientRecord) {
+                self.init(id: client.id, name: client.name, logo: client.logoType == nil ? nil : String(OIDCClientLogo.path(clientId: client.id).dropFirst()))
+            }
+        }
         var redirect: String?
         var interaction: String?
         var after: String?
@@ -58,6 +74,7 @@ struct OIDCController: Sendable {
             _ = try enabled()
             return try pageResponse(request)
         }
+        root.get("oidc/logo/:clientId") { request, context in try await logo(request, clientId: try context.parameters.require("clientId")) }
         // The machine endpoints, which single-page apps call from their own origins (CORS: OIDCCrossOrigin).
         let crossOrigin = provider.map { OIDCCrossOrigin(facts: $0.tokens.clientFacts) }
         let machine = RouteCollection(context: Context.self).add(middleware: OIDCCrossOrigin.Middleware<Context>(crossOrigin: crossOrigin))
@@ -79,6 +96,20 @@ struct OIDCController: Sendable {
         group.post("oidc/logout") { request, context in try await logout(request, context: context) }
         group.post("oidc/device") { request, context in try await deviceDecision(request, context: context) }
         api.addRoutes(group)
+    }
+
+    /// `GET /oidc/logo/{clientId}`: the logo an operator gave the client, for the consent screen's `<img>`;
+    /// served as `--brand-logo` is, with a policy that allows nothing and a sandbox (an SVG opened on its
+    /// own runs no script), revalidated by its ETag. 404 when the client has none.
+    private func logo(_ request: Request, clientId: String) async throws -> Response {
+        let provider = try enabled()
+        guard clientId.utf8.count <= 128, let logo = try await provider.store.oidcClients.logo(id: clientId) else {
+            throw APIError(.notFound, "This client has no logo (latchkey admin clients update ID --logo FILE gives it one).")
+        }
+        let asset = PageController.Asset(data: logo.data, contentType: logo.contentType)
+        var response = PageController.response(asset, request: request)
+        response.headers[.contentSecurityPolicy] = BrandController.imagePolicy
+        return response
     }
 
     private func enabled() throws -> OIDCProvider {
@@ -147,7 +178,7 @@ struct OIDCController: Sendable {
         case .interaction(let interaction):
             return AuthorizationReply(
                 interaction: interaction.kind.rawValue, after: interaction.after,
-                client: .init(id: interaction.client.id, name: interaction.client.name), scopes: interaction.scopes, loginHint: interaction.loginHint)
+                client: .init(interaction.client), scopes: interaction.scopes, loginHint: interaction.loginHint)
         }
     }
 
@@ -200,7 +231,7 @@ struct OIDCController: Sendable {
         }
         let flow = OIDCDeviceFlow(provider: provider)
         let (record, client) = try await flow.pending(userCode: body.userCode)
-        var reply = DeviceReply(client: .init(id: client.id, name: client.name), scopes: record.scopes)
+        var reply = DeviceReply(client: .init(client), scopes: record.scopes)
         if let allow = body.allow {
             let origin = AuditOrigin(request, context: context, actor: "person", trustForwardedFor: configuration.trustForwardedFor)
             try await flow.decide(userCode: body.userCode, allow: allow, session: session, origin: origin)

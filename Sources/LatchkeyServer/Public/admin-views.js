@@ -143,7 +143,7 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
     sessions.replaceChildren();
     for (const s of detail.sessions) {
       sessions.append(row(element("p", "row-title", t("admin-views.session-sid", { sid: s.sid })), [
-        t("admin-views.since-p0-until-p1-p2", { p0: when(s.createdAt), p1: when(s.expiresAt), p2: s.userVerified ? t("admin-views.user-verified") : "" }),
+        t(s.userVerified ? "admin-views.since-until-user-verified" : "admin-views.since-until", { p0: when(s.createdAt), p1: when(s.expiresAt) }),
       ]));
     }
     if (!detail.sessions.length) sessions.append(element("li", "row hint", t("admin-views.no-live-session")));
@@ -152,7 +152,7 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
     activity.replaceChildren();
     for (const event of events) {
       activity.append(row(element("p", "row-title", event.event), [
-        t("admin-views.p0-by-actor-p2", { p0: when(event.at), actor: event.actor, p2: event.clientAddress ? t("admin-views.from-address", { address: event.clientAddress }) : "" }),
+        t(event.clientAddress ? "admin-views.at-by-actor-from" : "admin-views.at-by-actor", { p0: when(event.at), actor: event.actor, address: event.clientAddress }),
       ]));
     }
     if (!events.length) activity.append(element("li", "row hint", t("admin-views.nothing-recorded")));
@@ -255,7 +255,7 @@ export function setUpViews({ adminApi, show, scopes, explain }) {
     for (const event of page.events) {
       const details = Object.entries(event.detail).map(([key, value]) => t("admin-views.key-value", { key, value })).join(" · ");
       list.append(row(element("p", "row-title", event.event), [
-        t("admin-views.p0-by-actor-p2", { p0: when(event.at), actor: event.actor, p2: event.clientAddress ? t("admin-views.from-address", { address: event.clientAddress }) : "" }),
+        t(event.clientAddress ? "admin-views.at-by-actor-from" : "admin-views.at-by-actor", { p0: when(event.at), actor: event.actor, address: event.clientAddress }),
         event.accountId ? t("admin-views.account-accountid", { accountId: event.accountId }) : null,
         details || null,
       ]));

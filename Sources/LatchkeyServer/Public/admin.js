@@ -27,7 +27,7 @@ export const scopes = () => session?.scopes ?? [];
 export function explain(error) {
   if (error instanceof ApiError) return error.message;
   if (error?.name === "NotAllowedError") return t("admin.the-passkey-prompt-was-closed");
-  return t("admin.something-went-wrong") + (error?.message ?? String(error));
+  return t("admin.something-went-wrong", { message: error?.message ?? String(error) });
 }
 
 // A user-verified assertion: signs in, or (with the cookie) refreshes the session's step-up.

@@ -26,6 +26,18 @@ function appIcon() {
   return box;
 }
 
+// The app's own logo, when an operator gave it one: an image of this origin, decorative (its name is the
+// heading beside it).
+function appLogo(path) {
+  const box = element("span", "passkey-icon");
+  const image = document.createElement("img");
+  image.src = new URL(path, import.meta.url).href;
+  image.alt = "";
+  image.className = "app-logo";
+  box.append(image);
+  return box;
+}
+
 // Shows `apps` in `list` (the empty text when there are none). `remove(app)` runs the request and
 // returns whether it succeeded; the list is drawn again by the caller afterwards.
 export function renderApps(list, apps, { remove }) {
@@ -44,7 +56,7 @@ function item(app, remove) {
   const meta = element("p", "passkey-meta", t("app-list.allowed-p0-used", { p0: dateOnly.format(new Date(app.consentedAt)), used }));
   const controls = element("div", "passkey-actions");
   body.append(element("h3", "passkey-name", app.name), scopes, meta, controls);
-  row.append(appIcon(), body);
+  row.append(app.logo ? appLogo(app.logo) : appIcon(), body);
 
   const showButton = () => {
     const ask = button(t("app-list.remove-access"), "button-small", () => showConfirm());

@@ -4,7 +4,7 @@
 // started may report a failure. The background autofill request (passkey autofill in the name field) ends
 // quietly, whatever happens to it.
 
-import { language, setUpPicker, t } from "./i18n.js";
+import { formatList, language, setUpPicker, t } from "./i18n.js";
 import { renderActivity } from "./activity.js";
 import { api, ApiError } from "./api.js";
 import { renderApps } from "./app-list.js";
@@ -113,7 +113,7 @@ async function showSignUpPolicy() {
   $("welcome-form").hidden = !open;
   $("signup-closed").hidden = open;
   $("signup-email-form").hidden = open || signUp.domains.length === 0;
-  $("signup-domains").textContent = signUp.domains.join(" or ");
+  $("signup-domains").textContent = formatList(signUp.domains, "disjunction");
   document.body.dataset.signup = signUp.policy;
 }
 
@@ -121,13 +121,14 @@ async function requestSignUpLink(event) {
   event.preventDefault();
   const address = $("signup-email").value.trim();
   if (!address) {
-    warn(t("app.type-your-address-at-p0", { p0: signUp?.domains.join(" or ") ?? t("app.your-organisation") }));
+    warn(t("app.type-your-address-at-p0", { p0: signUp?.domains?.length ? formatList(signUp.domains, "disjunction") : t("app.your-organisation") }));
     $("signup-email").focus();
     return;
   }
   await whileBusy($("signup-email-send"), t("app.sending"), async () => {
     try {
-      await api("POST", "api/signup/email", { email: address }, { anonymous: true });
+      // The page's language goes with it: the mail is written in it (there is no account to hold one yet).
+      await api("POST", "api/signup/email", { email: address, language }, { anonymous: true });
       $("signup-email").value = "";
       say(t("app.a-link-to-make-your", { address }));
     } catch (e) {

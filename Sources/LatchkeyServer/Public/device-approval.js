@@ -176,7 +176,7 @@ const passkey = restrictedPasskey({
   added(result, { conditional }) {
     session = null;
     showStep("done");
-    say(t("device-approval.p0-name-on-this-device", { p0: conditional ? t("device-approval.your-password-manager-saved-the") : t("device-approval.added-the-passkey"), name: result.passkey.name }));
+    say(t(conditional ? "device-approval.password-manager-saved-on-this-device" : "device-approval.added-on-this-device", { name: result.passkey.name }));
   },
   over() {
     session = null;

@@ -78,6 +78,11 @@ export async function authorize(hooks) {
       $("welcome").hidden = true;
       showPanel("consent");
       $("oidc-app").textContent = appName;
+      // The app's logo when an operator gave it one (served by this origin, shown as an image only); its
+      // name beside it says who it is, so the image itself is decorative (alt="").
+      const logo = $("oidc-app-logo");
+      if (reply.client?.logo) logo.src = new URL(reply.client.logo, import.meta.url).href;
+      logo.hidden = !reply.client?.logo;
       const list = $("oidc-scopes");
       list.replaceChildren(...(reply.scopes ?? []).map((scope) => {
         const item = document.createElement("li");
@@ -113,7 +118,8 @@ export async function endSession(hooks) {
     if (reply.confirm) {
       setState("confirm");
       showPanel("confirm");
-      $("oidc-confirm-app").textContent = reply.client ? ` from ${reply.client.name}` : "";
+      // The app that asked, when known, in a whole sentence of its own.
+      if (reply.client) $("oidc-confirm-title").textContent = t("oidc.sign-out-of-brand-from-app", { name: reply.client.name });
       $("oidc-confirm-title").focus();
       return;
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import SoftAuthenticator
 import Testing
 @testable import LatchkeyServer
@@ -70,6 +71,71 @@ struct SignUpDomainTests {
             let busy = try await flow.api.send(.post, "/api/signup/email", object: ["email": "erin@example.com"])
             #expect(busy.status == .tooManyRequests && busy.errorCode == "rate_limited", "\(busy.text)")
             #expect(try await flow.accountCount() == 1)
+        }
+        try await relay.stop()
+    }
+
+    @Test("no account yet: the link is mailed in the page's language (its choice, else Accept-Language, else --default-language)")
+    func mailedInThePagesLanguage() async throws {
+        let relay = try await TestRelay(startTLS: .notOffered, requireTLS: false)
+        let configuration = TestServer.configuration {
+            $0.signUp = .invite
+            $0.signUpDomains = ["example.com"]
+            $0.smtpURL = "smtp://127.0.0.1:\(relay.port)"
+            $0.defaultLanguage = "fr"
+        }
+        try await InvitationTestFlow.run(configuration, over: .live) { flow in
+            func ask(_ body: [String: Any], acceptLanguage: String?) async throws {
+                var headers = HTTPFields()
+                if let acceptLanguage { headers[.acceptLanguage] = acceptLanguage }
+                let reply = try await flow.api.send(
+                    .post, "/api/signup/email", body: try JSONSerialization.data(withJSONObject: body), headers: headers)
+                #expect(reply.status == .accepted, "\(reply.text)")
+            }
+            // The picker's choice wins over the browser's header.
+            try await ask(["email": "ada@example.com", "language": "de"], acceptLanguage: "ja, en;q=0.5")
+            let german = Mailroom.decoded(try await Self.message(relay, number: 1))
+            #expect(german.contains("ein Konto bei Latchkey zu erstellen"), "\(german)")
+            // A choice Latchkey does not ship is passed over for Accept-Language.
+            try await ask(["email": "bob@example.com", "language": "tlh"], acceptLanguage: "ja-JP, en;q=0.5")
+            let japanese = Mailroom.decoded(try await Self.message(relay, number: 2))
+            #expect(japanese.contains("Latchkey のアカウント作成を求めました"), "\(japanese)")
+            // Neither: the server's --default-language.
+            try await ask(["email": "carol@example.com"], acceptLanguage: nil)
+            let french = Mailroom.decoded(try await Self.message(relay, number: 3))
+            #expect(french.contains("a demandé à créer un compte sur Latchkey"), "\(french)")
+            // Over-long language: passed over like any unknown one, never an error.
+            try await ask(["email": "dan@example.com", "language": String(repeating: "x", count: 500)], acceptLanguage: "sv")
+            #expect(Mailroom.decoded(try await Self.message(relay, number: 4)).contains("a demandé à créer un compte"))
+        }
+        try await relay.stop()
+    }
+
+    @Test("an operator's invitation is mailed in the language they give, which becomes the account's; an unknown one is refused")
+    func operatorsLanguage() async throws {
+        let relay = try await TestRelay(startTLS: .notOffered, requireTLS: false)
+        let configuration = TestServer.configuration {
+            $0.signUp = .invite
+            $0.smtpURL = "smtp://127.0.0.1:\(relay.port)"
+        }
+        try await InvitationTestFlow.run(configuration, over: .live) { flow in
+            let unknown = try await flow.api.send(
+                .post, "/api/admin/invites", object: ["email": "ada@example.com", "send": true, "language": "tlh"], token: flow.adminKey)
+            #expect(unknown.status.code == 422 && unknown.errorCode == "invalid_field", "\(unknown.text)")
+            _ = try await flow.invite(["email": "ada@example.com", "send": true, "language": "PT-br"])
+            let portuguese = Mailroom.decoded(try await Self.message(relay, number: 1))
+            #expect(portuguese.contains("Você foi convidado a criar uma conta no Latchkey"), "\(portuguese)")
+            _ = try await flow.invite(["email": "bob@example.com", "send": true])
+            #expect(Mailroom.decoded(try await Self.message(relay, number: 2)).contains("You are invited to make an account at Latchkey"))
+
+            let made = try await flow.api.send(
+                .post, "/api/admin/accounts", object: ["username": "kenji", "email": "kenji@example.com", "send": true, "language": "ja"],
+                token: flow.adminKey)
+            #expect(made.status == .created, "\(made.text)")
+            let japanese = Mailroom.decoded(try await Self.message(relay, number: 3))
+            #expect(japanese.contains("Latchkey のアカウント作成に招待されました"), "\(japanese)")
+            let accountId = try #require(((made.json?["account"] as? [String: Any])?["account"] as? [String: Any])?["id"] as? String, "\(made.text)")
+            #expect(try await flow.application.store.language(accountId: accountId) == "ja", "the account's mails go in it too")
         }
         try await relay.stop()
     }

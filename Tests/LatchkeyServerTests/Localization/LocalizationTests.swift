@@ -113,8 +113,69 @@ struct LocalizationTests {
     func messages() throws {
         let catalogues = try #require(Self.catalogues)
         #expect(catalogues.message("ui.count-of-limit-characters", language: "de", ["count": "3", "limit": "255"]) == "3 von 255 Zeichen")
-        #expect(catalogues.message("activity.account-created", language: "de") == "Account created", "English under German")
         #expect(catalogues.message("no.such.key", language: "de") == "no.such.key")
+        // A language that lacks a message (an operator's own catalogue, say) reads English's.
+        let partial = try Catalogues(catalogues: [
+            MessageCatalogue(code: "en", data: Data(#"{"a": "Account created", "b": "Signed out"}"#.utf8)),
+            MessageCatalogue(code: "xx", data: Data(#"{"b": "Abgemeldet"}"#.utf8)),
+        ], defaultLanguage: "en")
+        #expect(partial.message("a", language: "xx") == "Account created", "English under the language")
+        #expect(partial.message("b", language: "xx") == "Abgemeldet")
+    }
+
+    /// Messages that read the same as English in a language and are right so: a word the language
+    /// borrowed ("Browser", "Passkeys" in German and Dutch, "Email" in Italian), or one spelt alike
+    /// ("Actions", "Sessions", "Secret" in French). Anything else equal to English is a message nobody
+    /// translated. Messages with no word outside their parameters ("{p0} · {p1}") are not counted.
+    static let legitimatelyIdentical: [String: Set<String>] = [
+        "de": ["page.approve-request.dt", "page.new-device-add-step.dt", "page.passkeys-title", "console.account-passkeys-title",
+               "activity.passkey-p0", "console.recovery-dialog.label"],
+        "fr": ["admin-views.session-sid", "console.account-actions-title", "console.account-sessions-title", "console.key-dialog.label"],
+        "it": ["page.approve-request.dt", "page.invite-code-step.strong", "page.invite-email-term", "page.new-device-add-step.dt.3",
+               "page.welcome.strong", "activity.passkey-p0", "admin-views.account-accountid", "admin-views.email"],
+        "nl": ["admin-views.passkey-count", "console.accounts-title", "console.nav-accounts", "page.approve-request.dt",
+               "page.invite-code-step.strong", "page.new-device-add-step.dt.3", "page.passkeys-title", "page.welcome.strong",
+               "activity.passkey-p0", "console.account-passkeys-title"],
+    ]
+
+    /// Whether a message has a word of its own, outside its `{parameters}` and punctuation.
+    static func hasWords(_ message: MessageCatalogue.Message) -> Bool {
+        let texts: [String]
+        switch message {
+        case .text(let text): texts = [text]
+        case .plural(let forms): texts = Array(forms.values)
+        }
+        return texts.contains { $0.replacing(/\{[A-Za-z0-9_]+\}/, with: "").contains(where: \.isLetter) }
+    }
+
+    @Test("every language translates every message: none missing, none still English but for a short list")
+    func everyMessageTranslated() throws {
+        let catalogues = try #require(Self.catalogues)
+        let english = try #require(catalogues.byCode["en"]).messages
+        #expect(english.count >= 600)
+        var languages = 0
+        for (code, catalogue) in catalogues.byCode where code != "en" && !catalogue.isPseudo {
+            languages += 1
+            let missing = Set(english.keys).subtracting(catalogue.messages.keys)
+            #expect(missing.isEmpty, "\(code).json lacks \(missing.sorted())")
+            let allowed = Self.legitimatelyIdentical[code] ?? []
+            let untranslated = catalogue.messages.filter { key, message in
+                key != "language.direction" && english[key] == message && Self.hasWords(message) && !allowed.contains(key)
+            }.keys.sorted()
+            #expect(untranslated.isEmpty, "\(code).json still has English for \(untranslated)")
+            // The allow-list stays true: an entry whose message was translated since is taken off it.
+            let stale = allowed.filter { catalogue.messages[$0] != english[$0] }.sorted()
+            #expect(stale.isEmpty, "\(code): legitimatelyIdentical lists \(stale), which now differ from English")
+        }
+        #expect(languages >= 10)
+    }
+
+    @Test("the untranslated check can fail: a message left in English is caught, one of parameters only is not")
+    func untranslatedCheckCanFail() {
+        #expect(Self.hasWords(.text("Account created")))
+        #expect(Self.hasWords(.plural(["one": "{count} passkey", "other": "{count} passkeys"])))
+        #expect(!Self.hasWords(.text("{p0} · {p1}")))
+        #expect(!Self.hasWords(.text("{title}. {reason}")))
     }
 
     @Test("GET /locale.json: the negotiated catalogue over English, with Content-Language and Vary")

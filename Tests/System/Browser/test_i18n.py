@@ -281,7 +281,7 @@ def write_logo(path):
 
 
 def test_branding_on_the_page_and_the_consent(browser, tmp_path):
-    from latchkey_server import Server
+    from latchkey_server import Server, admin
     logo = write_logo(tmp_path / "logo.svg")
     flags = ("--oidc", "--signup", "open", "--brand-name", "Example Corp", "--brand-logo", str(logo), "--brand-favicon", str(logo),
              "--accent-color", "#0b6e4f", "--accent-color-dark", "#5fd3a6")
@@ -301,9 +301,18 @@ def test_branding_on_the_page_and_the_consent(browser, tmp_path):
         full_page_screenshot(browser, "i18n-brand-welcome-360")
         register(browser, "Grace Hopper")
         add_client(server)
+        # The app's own logo, as the operator gives it (issue 48 item 3): through the real CLI, read from its bytes.
+        app_logo = tmp_path / "notes.svg"
+        app_logo.write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48" width="48" height="48">'
+                            '<circle cx="24" cy="24" r="22" fill="#7a1fa2"/></svg>')
+        assert "/oidc/logo/notes" in admin(server, "clients", "update", "notes", "--logo", str(app_logo)).stdout
         browser.get(authorize_url(server))
         oidc_state(browser, "consent")
         assert "Example Corp" in visible(browser, "oidc-consent-title").text
+        wait(browser).until(lambda d: d.execute_script(
+            "const l = document.getElementById('oidc-app-logo'); return !l.hidden && l.complete && l.naturalWidth === 48"))
+        assert browser.find_element(By.ID, "oidc-app-logo").get_attribute("src").endswith("/oidc/logo/notes")
+        assert browser.find_element(By.ID, "oidc-app-logo").get_attribute("alt") == ""
         accessible(browser, "branded consent")
         full_page_screenshot(browser, "i18n-brand-consent-360")
         emulate(browser, 1280, "dark")

@@ -103,6 +103,7 @@ def test_sign_in_consent_and_back(server, browser):
     # Signing out for the app without a hint: the person is asked first, then sent back with the state.
     browser.get(server.url + "/end-session?" + urllib.parse.urlencode({"client_id": "notes", "post_logout_redirect_uri": BYE, "state": "bye-1"}))
     oidc_state(browser, "confirm")
+    assert browser.find_element(By.ID, "oidc-confirm-title").text == "Sign out of Latchkey from Team Notes?", "one whole sentence"
     screenshot(browser, "oidc-3-sign-out")
     browser.find_element(By.ID, "oidc-signout").click()
     wait(browser).until(lambda d: d.current_url.startswith(BYE))
