@@ -8,7 +8,7 @@ extension AdminCommand {
     struct Clients: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The OpenID Connect clients: apps that let people sign in with Latchkey.",
-            subcommands: [Add.self, List.self, Show.self, Update.self, RotateSecret.self, Remove.self])
+            subcommands: [Add.self, List.self, Show.self, Update.self, RotateSecret.self, Remove.self, Export.self])
 
         /// The settings `add` and `update` share.
         struct Settings: ParsableArguments {
@@ -169,6 +169,16 @@ extension AdminCommand {
 
             func answer(_ console: AdminConsole) async throws -> String {
                 try await console.rotateClientSecret(id: client, json: json)
+            }
+        }
+
+        struct Export: AdminSubcommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Print every client as an [[oidc-client]] table of latchkey.toml (secrets as their SHA-256 only), to keep them in the file.")
+            @OptionGroup var database: Database
+
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.exportClients()
             }
         }
 

@@ -105,6 +105,15 @@ extension AdminConsole {
         }
     }
 
+    /// `clients export`: every client as a `[[oidc-client]]` table of `latchkey.toml` (`OIDCClientTOML`),
+    /// secrets as their SHA-256 only.
+    package func exportClients() async throws -> String {
+        try await run {
+            let clients = try await service.store.oidcClients.all()
+            return OIDCClientTOML.document(clients)
+        }
+    }
+
     package func removeClient(id: String) async throws -> String {
         try await run {
             try await service.removeClient(id: id, origin: .cli)
@@ -157,6 +166,7 @@ extension AdminConsole {
         After logout \(client.postLogoutUris.isEmpty ? "-" : client.postLogoutUris.joined(separator: "\n             "))
         Back-channel \(client.backchannelLogoutUri ?? "-")
         Groups claim \(client.groupsClaim)
+        Managed      \(client.managedBy.map { "by the configuration file \($0) ([[oidc-client]]): changed there" } ?? "no (latchkey admin clients update)")
         Created      \(text(client.createdAt)) by \(client.createdBy)
         Updated      \(text(client.updatedAt))
         """

@@ -47,7 +47,7 @@ extension AdminService {
     /// Changes what the request sends. `public: true` drops the secret; `public: false` on a public
     /// client gives it one, answered here once.
     func updateClient(id: String, _ request: OIDCClientRequest, origin: AuditOrigin) async throws -> OIDCClientSecretJSON {
-        let current = try await record(id: id)
+        let current = try await record(id: id, changing: true)
         let at = now()
         var (client, changed) = try OIDCClientRules.updated(current, by: request, at: at)
         var secret: String?
@@ -87,7 +87,7 @@ extension AdminService {
     /// with it), so a leaked secret leaves nothing behind. People sign in to the app again (their consent
     /// stays). Audited `oidc_client.secret_rotated` with `grantsRevoked`.
     func rotateClientSecret(id: String, origin: AuditOrigin) async throws -> OIDCClientSecretJSON {
-        var client = try await record(id: id)
+        var client = try await record(id: id, changing: true)
         guard !client.isPublic else {
             throw APIError(.clientIsPublic, "Client \(id) is public and has no secret; make it confidential with an update (public: false, --confidential) instead.")
         }
@@ -109,7 +109,7 @@ extension AdminService {
 
     /// Removes the client with everything people gave it (consents, grants and their tokens).
     func removeClient(id: String, origin: AuditOrigin) async throws {
-        let client = try await record(id: id)
+        let client = try await record(id: id, changing: true)
         let event = origin.event(.oidcClientRemoved, at: now(), account: nil, detail: ["client": .text(client.id), "clientName": .text(client.name)])
         guard try await store.oidcClients.delete(id: id, event: event) else { throw APIError.unknownClient }
         await clientFacts?.forget()
@@ -145,8 +145,13 @@ extension AdminService {
         }
     }
 
-    private func record(id: String) async throws -> OIDCClientRecord {
+    /// The client `id`; with `changing`, refused (409 `client_managed`) when the configuration file
+    /// declares it: a change here would be undone at the next start, so it is made in the file.
+    private func record(id: String, changing: Bool = false) async throws -> OIDCClientRecord {
         guard let client = try await store.oidcClients.client(id: id) else { throw APIError.unknownClient }
+        if changing, let file = client.managedBy {
+            throw APIError(.clientManaged, "Client \(id) is managed by the configuration file \(file) ([[oidc-client]]): change or remove it there, then restart latchkey serve.")
+        }
         return client
     }
 }

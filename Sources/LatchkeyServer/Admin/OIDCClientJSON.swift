@@ -20,6 +20,9 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
     let backchannelLogoutUri: String?
     /// The name its tokens carry the person's groups under.
     let groupsClaim: String
+    /// The configuration file that declares it (`[[oidc-client]]`), or null: such a client is changed
+    /// there, not through the admin API.
+    let managedBy: String?
     let createdAt: Date
     let updatedAt: Date
     let createdBy: String
@@ -39,6 +42,7 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
         jwks = client.jwks
         backchannelLogoutUri = client.backchannelLogoutURI
         groupsClaim = client.groupsClaim
+        managedBy = client.managedBy
         createdAt = client.createdAt
         updatedAt = client.updatedAt
         createdBy = client.createdBy

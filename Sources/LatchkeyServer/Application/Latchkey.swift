@@ -107,6 +107,8 @@ public struct Latchkey: Sendable {
                     sender: MailSender(client: client, from: sender, logger: logger, metrics: metricsFactory),
                     outbox: MailOutbox(metrics: metricsFactory, logger: logger))
             }
+            // The clients the configuration file declares, before any request can read them.
+            try await OIDCClientReconciliation.apply(configuration, store: store, now: now(), logger: logger)
             var oidc: OIDCProvider?
             if configuration.oidc, let issuer {
                 let stampKey = try await vault.key(named: OIDCInteractionStamp.keyName, byteCount: 32)

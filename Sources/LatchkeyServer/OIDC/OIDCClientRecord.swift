@@ -24,10 +24,10 @@ struct OIDCClientRecord: Sendable, Equatable {
     var scopes: [String]
     /// When not empty, only members of one of these groups may sign in to it.
     var allowedGroups: [String]
-    let createdAt: Date
+    var createdAt: Date
     var updatedAt: Date
-    /// `cli` or `admin:<key id>`.
-    let createdBy: String
+    /// `cli`, `admin:<key id>` or `configuration`.
+    var createdBy: String
     /// The grants it may use (`OIDCGrantType`): `authorization_code` unless an operator allowed more.
     var grantTypes: [String] = [OIDCGrantType.authorizationCode]
     /// The API scopes an operator defined for it: all a client-credentials token may carry (no person's
@@ -45,6 +45,10 @@ struct OIDCClientRecord: Sendable, Equatable {
     var backchannelLogoutURI: String? = nil
     /// The name its tokens carry the person's groups under (`groups`, `roles`, …).
     var groupsClaim: String = OIDCScope.groups
+    /// The configuration file that declares it (`[[oidc-client]]`): the admin API and CLI refuse to change
+    /// or remove it, and `latchkey serve` removes it when that file no longer declares it. Nil for a client
+    /// an operator made by hand.
+    var managedBy: String? = nil
 
     /// Neither a secret nor keys: it proves nothing at the token endpoint (PKCE instead).
     var isPublic: Bool { secretHash == nil && jwks == nil }
@@ -73,7 +77,8 @@ extension OIDCClientRecord {
             credentialsGeneration: try row.decode(column: "credentials_generation", as: String.self),
             jwks: try row.decode(column: "jwks", as: String?.self),
             backchannelLogoutURI: try row.decode(column: "backchannel_logout_uri", as: String.self).nilIfEmpty,
-            groupsClaim: try row.decode(column: "groups_claim", as: String.self))
+            groupsClaim: try row.decode(column: "groups_claim", as: String.self),
+            managedBy: try row.decode(column: "managed_by", as: String.self).nilIfEmpty)
     }
 
     /// Lists are stored space-separated (`SpaceSeparated`): neither a URI nor a scope or group name can hold a space.
