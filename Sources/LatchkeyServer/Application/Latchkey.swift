@@ -66,7 +66,9 @@ public struct Latchkey: Sendable {
         var poolLogger = logger
         poolLogger.logLevel = .critical
         let connections = try await configuration.openMigratedDatabase(logger: poolLogger, eventLoopGroup: eventLoopGroup)
-        let store = Store(connections: connections, webhookEndpoints: configuration.webhookEndpoints.map(\.id))
+        // Logout tokens are queued only when something will deliver them (`OIDCLogoutDelivery`, with --oidc).
+        let store = Store(
+            connections: connections, webhookEndpoints: configuration.webhookEndpoints.map(\.id), queuesOIDCLogouts: configuration.oidc)
         do {
             let vault = ServerKeyVault(store: store, key: try configuration.keyEncryptionKey(), source: configuration.keyFileDescription)
             // One key for every instance on this database, made by whichever starts first.
