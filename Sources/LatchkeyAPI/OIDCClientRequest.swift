@@ -26,12 +26,14 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
     package var backchannelLogoutUri: String?
     /// The name its tokens carry the person's groups under (default `groups`).
     package var groupsClaim: String?
+    /// Where its `private_key_jwt` keys are published ("" removes it).
+    package var jwksUri: String?
 
     package init(
         id: String? = nil, name: String? = nil, redirectUris: [String]? = nil, postLogoutUris: [String]? = nil, isPublic: Bool? = nil,
         idTokenAlg: String? = nil, firstParty: Bool? = nil, scopes: [String]? = nil, allowedGroups: [String]? = nil,
         grantTypes: [String]? = nil, apiScopes: [String]? = nil, jwks: String? = nil,
-        backchannelLogoutUri: String? = nil, groupsClaim: String? = nil
+        backchannelLogoutUri: String? = nil, groupsClaim: String? = nil, jwksUri: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -47,6 +49,7 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
         self.jwks = jwks
         self.backchannelLogoutUri = backchannelLogoutUri
         self.groupsClaim = groupsClaim
+        self.jwksUri = jwksUri
     }
 
     package init(json reader: JSONShapeReader) throws(JSONShapeError) {
@@ -64,6 +67,7 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
         jwks = try reader.optionalString("jwks")
         backchannelLogoutUri = try reader.optionalString("backchannelLogoutUri")
         groupsClaim = try reader.optionalString("groupsClaim")
+        jwksUri = try reader.optionalString("jwksUri")
     }
 }
 

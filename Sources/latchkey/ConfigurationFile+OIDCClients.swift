@@ -17,7 +17,7 @@ extension ConfigurationFile {
 
     /// The keys a table may hold.
     static let clientKeys = [
-        "id", "name", "public", "first-party", "secret-hash", "secret-file", "jwks", "jwks-file", "grant", "redirect-uri",
+        "id", "name", "public", "first-party", "secret-hash", "secret-file", "jwks", "jwks-file", "jwks-uri", "grant", "redirect-uri",
         "post-logout-uri", "scope", "id-token-alg", "allowed-group", "api-scope", "backchannel-logout-uri", "groups-claim",
     ]
 
@@ -81,6 +81,7 @@ extension ConfigurationFile {
         client.idTokenAlg = try string("id-token-alg")
         client.backchannelLogoutURI = try string("backchannel-logout-uri")
         client.groupsClaim = try string("groups-claim")
+        client.jwksURI = try string("jwks-uri")
 
         switch (try string("secret-hash"), try string("secret-file")) {
         case (_?, _?):

@@ -97,9 +97,13 @@ struct ConfigurationFileClientsTests {
         machine.apiScopes = ["orders:read"]
         machine.redirectURIs = []
         machine.secretHash = SecretDigest.of(Self.secret)
-        let declared = try files.resolve(file: Self.wiki).declaredOIDCClients + [machine]
+        var published = OIDCDeclaredClient(id: "published", name: "Published keys")
+        published.grantTypes = ["client_credentials"]
+        published.jwksURI = "https://job.example.com/jwks.json"
+        let declared = try files.resolve(file: Self.wiki).declaredOIDCClients + [machine, published]
         let records = try declared.enumerated().map { try $1.record(managedBy: "/etc/latchkey.toml", at: Date(), entry: $0 + 1) }
         let exported = OIDCClientTOML.document(records)
+        #expect(exported.contains("jwks-uri = \"https://job.example.com/jwks.json\""), "\(exported)")
         let again = try ConfigurationFile(text: "oidc = true\n" + exported, path: "latchkey.toml").declaredClients
         let recordsAgain = try again.enumerated().map { try $1.record(managedBy: "/etc/latchkey.toml", at: Date(), entry: $0 + 1) }
         #expect(recordsAgain.map(OIDCClientReconciliation.settings(of:)) == records.map(OIDCClientReconciliation.settings(of:)), "\(exported)")

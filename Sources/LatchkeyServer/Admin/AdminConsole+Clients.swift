@@ -26,6 +26,8 @@ extension AdminConsole {
         package var backchannelLogoutURI: String?
         /// `--groups-claim`.
         package var groupsClaim: String?
+        /// `--jwks-uri`, or "" to remove it (`--no-jwks-uri`).
+        package var jwksURI: String?
 
         package init() {}
 
@@ -39,7 +41,7 @@ extension AdminConsole {
                 allowedGroups: clearAllowedGroups ? [] : allowedGroups.isEmpty ? nil : allowedGroups,
                 grantTypes: grantTypes.isEmpty ? nil : Self.words(grantTypes),
                 apiScopes: clearAPIScopes ? [] : apiScopes.isEmpty ? nil : Self.words(apiScopes), jwks: jwks,
-                backchannelLogoutUri: backchannelLogoutURI, groupsClaim: groupsClaim)
+                backchannelLogoutUri: backchannelLogoutURI, groupsClaim: groupsClaim, jwksUri: jwksURI)
         }
 
         /// `--x "a b"`, `--x a,b` and `--x a --x b` are the same.
@@ -155,7 +157,7 @@ extension AdminConsole {
         """
         Client       \(client.id)
         Name         \(client.name)
-        Type         \(client.public ? "public (no secret; PKCE S256 required)" : client.jwks != nil ? "confidential (private_key_jwt: signed assertions)" : "confidential (client secret)")
+        Type         \(client.public ? "public (no secret; PKCE S256 required)" : client.jwks != nil ? "confidential (private_key_jwt: signed assertions)" : client.jwksUri != nil ? "confidential (private_key_jwt: keys published at \(client.jwksUri ?? ""))" : "confidential (client secret)")
         ID token     \(client.idTokenAlg)
         First-party  \(client.firstParty ? "yes (no consent screen)" : "no")
         Scopes       \(client.scopes.joined(separator: " "))

@@ -22,12 +22,13 @@ extension AdminService {
     func createClient(_ request: OIDCClientRequest, origin: AuditOrigin) async throws -> OIDCClientSecretJSON {
         let chosen = try request.id.map { id throws(APIError) in try OIDCClientRules.clientId(id) }
         let keys = try OIDCClientRules.jwks(request.jwks)
-        if keys != nil, request.isPublic == true {
+        let published = try OIDCClientRules.jwksURI(request.jwksUri)
+        if keys != nil || published != nil, request.isPublic == true {
             throw APIError(.jwksInvalid, "A public client has no keys: leave out jwks (--jwks-file), or public (--public).")
         }
         try await Self.checkLoadable(keys)
         // A client with keys signs its assertions (private_key_jwt): no secret.
-        let secret = request.isPublic == true || keys != nil ? nil : OIDCClientRules.generatedSecret()
+        let secret = request.isPublic == true || keys != nil || published != nil ? nil : OIDCClientRules.generatedSecret()
         let at = now()
         // A generated id is 128 random bits: a second draw is for form's sake only.
         for _ in 0..<(chosen == nil ? 2 : 1) {
@@ -59,6 +60,7 @@ extension AdminService {
         case (true?, false):
             client.secretHash = nil
             client.jwks = nil
+            client.jwksURI = nil
         case (false?, true):
             let made = OIDCClientRules.generatedSecret()
             secret = made
@@ -67,9 +69,10 @@ extension AdminService {
             break
         }
         // New keys, like a new secret, end what the old ones obtained (and a client left with neither is public).
-        let secretChanged = client.isPublic != current.isPublic || client.jwks != current.jwks
+        let secretChanged = client.isPublic != current.isPublic || client.jwks != current.jwks || client.jwksURI != current.jwksURI
         if client.isPublic != current.isPublic { changed.append("public") }
         if client.jwks != current.jwks { changed.append("jwks") }
+        if client.jwksURI != current.jwksURI { changed.append("jwksUri") }
         if secretChanged { client.credentialsGeneration = OIDCClientRules.generation() }
         try OIDCClientRules.check(client)
         let (clientId, clientName, fields) = (client.id, client.name, changed.joined(separator: ","))

@@ -23,6 +23,8 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
     /// The configuration file that declares it (`[[oidc-client]]`), or null: such a client is changed
     /// there, not through the admin API.
     let managedBy: String?
+    /// Where its `private_key_jwt` keys are published, or null.
+    let jwksUri: String?
     let createdAt: Date
     let updatedAt: Date
     let createdBy: String
@@ -43,6 +45,7 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
         backchannelLogoutUri = client.backchannelLogoutURI
         groupsClaim = client.groupsClaim
         managedBy = client.managedBy
+        jwksUri = client.jwksURI
         createdAt = client.createdAt
         updatedAt = client.updatedAt
         createdBy = client.createdBy

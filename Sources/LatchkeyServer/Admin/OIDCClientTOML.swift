@@ -24,6 +24,8 @@ enum OIDCClientTOML {
             lines.append("secret-hash = \(quoted(OIDCDeclaredClient.secretHashText(secretHash)))")
         } else if let jwks = client.jwks {
             lines.append("jwks = \(quoted(jwks))")
+        } else if let uri = client.jwksURI {
+            lines.append("jwks-uri = \(quoted(uri))")
         } else {
             lines.append("public = true")
         }

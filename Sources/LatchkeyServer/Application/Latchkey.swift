@@ -119,7 +119,7 @@ public struct Latchkey: Sendable {
                     settings: .init(
                         issuer: configuration.effectiveOIDCIssuer, accessTokenLifetime: configuration.accessTokenTTL,
                         refreshLifetime: configuration.oidcRefreshTTL),
-                    now: now)
+                    now: now, keySets: OIDCClientKeySets(allowPrivate: configuration.webhookAllowPrivate))
             }
             return Latchkey(
                 configuration: configuration, store: store, connections: connections, sessions: sessions,

@@ -80,6 +80,7 @@ enum OIDCClientReconciliation {
         if a.grantTypes != b.grantTypes { fields.append("grantTypes") }
         if a.apiScopes != b.apiScopes { fields.append("apiScopes") }
         if a.jwks != b.jwks { fields.append("jwks") }
+        if a.jwksURI != b.jwksURI { fields.append("jwksUri") }
         if a.backchannelLogoutURI != b.backchannelLogoutURI { fields.append("backchannelLogoutUri") }
         if a.groupsClaim != b.groupsClaim { fields.append("groupsClaim") }
         if a.managedBy == nil, b.managedBy != nil { fields.append("managedBy") }
@@ -118,7 +119,7 @@ extension OIDCClientStore {
                 next.managedBy = current.managedBy ?? file
                 let fields = OIDCClientReconciliation.changedFields(current, next)
                 guard !fields.isEmpty else { continue }
-                let secretChanged = current.secretHash != next.secretHash || current.jwks != next.jwks
+                let secretChanged = current.secretHash != next.secretHash || current.jwks != next.jwks || current.jwksURI != next.jwksURI
                 if secretChanged { next.credentialsGeneration = OIDCClientRules.generation() }
                 guard try await db.first(OIDCClientStore.change(next)) != nil else { continue }
                 var detail: AuditDetail = ["client": .text(next.id), "clientName": .text(next.name), "fields": .text(fields.joined(separator: ","))]

@@ -49,9 +49,12 @@ struct OIDCClientRecord: Sendable, Equatable {
     /// or remove it, and `latchkey serve` removes it when that file no longer declares it. Nil for a client
     /// an operator made by hand.
     var managedBy: String? = nil
+    /// Where its `private_key_jwt` keys are published (a JWKS document at an https URL), instead of
+    /// registered ones (`jwks`): fetched through `OIDCClientKeySets`.
+    var jwksURI: String? = nil
 
     /// Neither a secret nor keys: it proves nothing at the token endpoint (PKCE instead).
-    var isPublic: Bool { secretHash == nil && jwks == nil }
+    var isPublic: Bool { secretHash == nil && jwks == nil && jwksURI == nil }
 
     func allows(_ grantType: String) -> Bool { grantTypes.contains(grantType) }
 }
@@ -78,7 +81,8 @@ extension OIDCClientRecord {
             jwks: try row.decode(column: "jwks", as: String?.self),
             backchannelLogoutURI: try row.decode(column: "backchannel_logout_uri", as: String.self).nilIfEmpty,
             groupsClaim: try row.decode(column: "groups_claim", as: String.self),
-            managedBy: try row.decode(column: "managed_by", as: String.self).nilIfEmpty)
+            managedBy: try row.decode(column: "managed_by", as: String.self).nilIfEmpty,
+            jwksURI: try row.decode(column: "jwks_uri", as: String.self).nilIfEmpty)
     }
 
     /// Lists are stored space-separated (`SpaceSeparated`): neither a URI nor a scope or group name can hold a space.

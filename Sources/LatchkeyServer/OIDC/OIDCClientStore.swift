@@ -133,7 +133,7 @@ struct OIDCClientStore: Sendable {
             .text(OIDCClientRecord.stored(client.allowedGroups)), .milliseconds(client.createdAt), .milliseconds(client.updatedAt),
             .text(client.createdBy), .text(OIDCClientRecord.stored(client.grantTypes)), .text(OIDCClientRecord.stored(client.apiScopes)),
             .text(client.credentialsGeneration), .text(client.jwks), .text(client.backchannelLogoutURI ?? ""),
-            .text(client.groupsClaim), .text(client.managedBy ?? ""))
+            .text(client.groupsClaim), .text(client.managedBy ?? ""), .text(client.jwksURI ?? ""))
     }
 
     /// The statement that writes everything of `client` but its id, secret and creation.
@@ -144,7 +144,7 @@ struct OIDCClientStore: Sendable {
             .text(OIDCClientRecord.stored(client.scopes)), .text(OIDCClientRecord.stored(client.allowedGroups)),
             .milliseconds(client.updatedAt), .text(OIDCClientRecord.stored(client.grantTypes)),
             .text(OIDCClientRecord.stored(client.apiScopes)), .text(client.credentialsGeneration), .text(client.jwks),
-            .text(client.backchannelLogoutURI ?? ""), .text(client.groupsClaim), .text(client.managedBy ?? ""))
+            .text(client.backchannelLogoutURI ?? ""), .text(client.groupsClaim), .text(client.managedBy ?? ""), .text(client.jwksURI ?? ""))
     }
 }
 

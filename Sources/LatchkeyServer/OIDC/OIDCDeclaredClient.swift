@@ -28,6 +28,8 @@ public struct OIDCDeclaredClient: Sendable, Equatable, CustomStringConvertible {
     public var apiScopes: [String] = []
     /// The public keys of its `private_key_jwt` assertions, a JWKS as JSON text (then it has no secret).
     public var jwks: String?
+    /// Where it publishes those keys instead (`jwks-uri`).
+    public var jwksURI: String?
     public var backchannelLogoutURI: String?
     /// nil: `groups`.
     public var groupsClaim: String?
@@ -91,19 +93,20 @@ public struct OIDCDeclaredClient: Sendable, Equatable, CustomStringConvertible {
     func record(managedBy file: String, at now: Date, entry: Int) throws(InvalidSetting) -> OIDCClientRecord {
         let place = "the OpenID Connect client \(id) ([[oidc-client]] number \(entry) in \(file))"
         func refuse(_ why: String) -> InvalidSetting { InvalidSetting(description: "\(place) \(why)") }
-        if isPublic, secretHash != nil || jwks != nil {
-            throw refuse("is public (public = true) but has a secret or keys: leave out secret-hash, secret-file and jwks")
+        let keys = jwks != nil || jwksURI != nil
+        if isPublic, secretHash != nil || keys {
+            throw refuse("is public (public = true) but has a secret or keys: leave out secret-hash, secret-file, jwks and jwks-uri")
         }
-        if secretHash != nil, jwks != nil {
-            throw refuse("has both a secret and keys (jwks): a client with keys signs its assertions and has no secret")
+        if secretHash != nil, keys {
+            throw refuse("has both a secret and keys (jwks, jwks-uri): a client with keys signs its assertions and has no secret")
         }
-        if !isPublic, secretHash == nil, jwks == nil {
+        if !isPublic, secretHash == nil, !keys {
             throw refuse("is confidential but has no secret: give secret-file (a file holding it, chmod 600) or secret-hash (\"sha256:…\"), or public = true")
         }
         let request = OIDCClientRequest(
             id: id, name: name, redirectUris: redirectURIs, postLogoutUris: postLogoutURIs, isPublic: isPublic, idTokenAlg: idTokenAlg,
             firstParty: firstParty, scopes: scopes, allowedGroups: allowedGroups, grantTypes: grantTypes, apiScopes: apiScopes,
-            jwks: jwks, backchannelLogoutUri: backchannelLogoutURI, groupsClaim: groupsClaim)
+            jwks: jwks, backchannelLogoutUri: backchannelLogoutURI, groupsClaim: groupsClaim, jwksUri: jwksURI)
         do {
             var client = try OIDCClientRules.newClient(
                 request, id: try OIDCClientRules.clientId(id), secretHash: secretHash, at: now, by: Self.actor)

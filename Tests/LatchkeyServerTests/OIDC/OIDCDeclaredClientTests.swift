@@ -65,6 +65,9 @@ struct OIDCDeclaredClientTests {
         bad.secretHash = nil
         #expect(refusal(bad).contains("has no secret"), "\(refusal(bad))")
         bad = Self.wiki()
+        bad.jwksURI = "https://wiki.example/jwks.json"
+        #expect(refusal(bad).contains("both a secret and keys"), "\(refusal(bad))")
+        bad = Self.wiki()
         bad.scopes = ["profile"]
         #expect(refusal(bad).contains("openid_scope_required"), "\(refusal(bad))")
         bad = Self.wiki()
