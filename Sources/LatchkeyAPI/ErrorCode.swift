@@ -133,6 +133,8 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
     package static let clientIdTaken = ErrorCode("client_id_taken", .conflict)
     /// A public client has no secret to rotate (make it confidential with an update instead).
     package static let clientIsPublic = ErrorCode("client_is_public", .conflict)
+    /// The client is declared in the configuration file (`[[oidc-client]]`): it is changed or removed there.
+    package static let clientManaged = ErrorCode("client_managed", .conflict)
     /// Another account has this username.
     package static let usernameTaken = ErrorCode("username_taken", .conflict)
     package static let wrongCeremony = ErrorCode("wrong_ceremony", .conflict, compatibilityOnly: true)
@@ -194,7 +196,7 @@ package struct ErrorCode: Sendable, Hashable, CustomStringConvertible {
         credentialExists, lastPasskey, tooManyPasskeys, wrongCeremony, alreadySignedIn,
         bodyTooLarge, invalidField, rateLimited, tooManyEmails, tooManyDeviceRequests, internalError, databaseUnavailable, notReady,
         oidcMalformedRequest, oidcInvalidClient, oidcInvalidRedirectURI, oidcGroupNotAllowed, invalidReturnURL,
-        unknownClient, unknownApp, unknownClaim, clientIdTaken, clientIsPublic, usernameTaken,
+        unknownClient, unknownApp, unknownClaim, clientIdTaken, clientIsPublic, clientManaged, usernameTaken,
         clientIdInvalid, clientNameInvalid, redirectURIRequired, redirectURIInvalid, postLogoutURIInvalid, backchannelLogoutURIInvalid, idTokenAlgInvalid,
         clientScopeInvalid, openidScopeRequired, grantTypeInvalid, apiScopeInvalid, jwksInvalid, claimNameInvalid, claimValueInvalid, claimScopeInvalid, groupNameInvalid, usernameInvalid, emailInvalid, invalidPRF,
         invalidInvitation, signupClosed, unknownInvitation,

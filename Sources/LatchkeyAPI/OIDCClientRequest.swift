@@ -26,6 +26,8 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
     package var backchannelLogoutUri: String?
     /// The name its tokens carry the person's groups under (default `groups`).
     package var groupsClaim: String?
+    /// Where its `private_key_jwt` keys are published ("" removes it).
+    package var jwksUri: String?
     /// Its logo: a PNG or SVG file's bytes in base64 ("" removes it).
     package var logo: String?
 
@@ -33,7 +35,7 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
         id: String? = nil, name: String? = nil, redirectUris: [String]? = nil, postLogoutUris: [String]? = nil, isPublic: Bool? = nil,
         idTokenAlg: String? = nil, firstParty: Bool? = nil, scopes: [String]? = nil, allowedGroups: [String]? = nil,
         grantTypes: [String]? = nil, apiScopes: [String]? = nil, jwks: String? = nil,
-        backchannelLogoutUri: String? = nil, groupsClaim: String? = nil, logo: String? = nil
+        backchannelLogoutUri: String? = nil, groupsClaim: String? = nil, jwksUri: String? = nil, logo: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -49,6 +51,7 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
         self.jwks = jwks
         self.backchannelLogoutUri = backchannelLogoutUri
         self.groupsClaim = groupsClaim
+        self.jwksUri = jwksUri
         self.logo = logo
     }
 
@@ -67,6 +70,7 @@ package struct OIDCClientRequest: JSONReadable, Sendable, Equatable {
         jwks = try reader.optionalString("jwks")
         backchannelLogoutUri = try reader.optionalString("backchannelLogoutUri")
         groupsClaim = try reader.optionalString("groupsClaim")
+        jwksUri = try reader.optionalString("jwksUri")
         logo = try reader.optionalString("logo")
     }
 }

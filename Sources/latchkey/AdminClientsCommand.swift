@@ -8,7 +8,7 @@ extension AdminCommand {
     struct Clients: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "The OpenID Connect clients: apps that let people sign in with Latchkey.",
-            subcommands: [Add.self, List.self, Show.self, Update.self, RotateSecret.self, Remove.self])
+            subcommands: [Add.self, List.self, Show.self, Update.self, RotateSecret.self, Remove.self, Export.self])
 
         /// The settings `add` and `update` share.
         struct Settings: ParsableArguments {
@@ -40,6 +40,10 @@ extension AdminCommand {
                 "A JSON Web Key Set of the public keys its private_key_jwt assertions are signed with (each key with a kid); such a client gets no secret.",
                 valueName: "file"))
             var jwksFile: String?
+            @Option(name: .customLong("jwks-uri"), help: ArgumentHelp(
+                "Where the client publishes the JSON Web Key Set its private_key_jwt assertions are signed with (https), instead of --jwks-file; fetched under the webhooks' address rules, kept 5 minutes.",
+                valueName: "uri"))
+            var jwksURI: String?
             @Option(name: .customLong("backchannel-logout-uri"), help: ArgumentHelp(
                 "Where Latchkey POSTs a signed logout token when a person's session ends or they remove the app (Back-Channel Logout 1.0): https, or http on localhost.",
                 valueName: "uri"))
@@ -64,6 +68,7 @@ extension AdminCommand {
                 settings.apiScopes = apiScopes
                 settings.backchannelLogoutURI = backchannelLogoutURI
                 settings.groupsClaim = groupsClaim
+                settings.jwksURI = jwksURI
                 if let jwksFile {
                     do {
                         settings.jwks = try String(contentsOfFile: jwksFile, encoding: .utf8)
@@ -133,6 +138,7 @@ extension AdminCommand {
             @Flag(name: .customLong("no-allowed-groups"), help: "Let anyone sign in to it again.") var noAllowedGroups = false
             @Flag(name: .customLong("no-api-scopes"), help: "Remove every API scope.") var noAPIScopes = false
             @Flag(name: .customLong("no-jwks"), help: "Remove its keys (private_key_jwt); with no secret either, it is public.") var noJWKS = false
+            @Flag(name: .customLong("no-jwks-uri"), help: "Stop fetching its published keys; with no secret either, it is public.") var noJWKSURI = false
             @Flag(name: .customLong("no-backchannel-logout-uri"), help: "Send it no more logout tokens.") var noBackchannelLogoutURI = false
             @Flag(name: .customLong("no-logo"), help: "Remove its logo.") var noLogo = false
             @Flag(inversion: .prefixedNo, help: "Whether people are asked for consent (--no-first-party: they are).")
@@ -154,6 +160,7 @@ extension AdminCommand {
                 }
                 guard !(noJWKS && settings.jwksFile != nil) else { throw ValidationError("--no-jwks and --jwks-file exclude each other.") }
                 guard !(noLogo && settings.logo != nil) else { throw ValidationError("--no-logo and --logo exclude each other.") }
+                guard !(noJWKSURI && settings.jwksURI != nil) else { throw ValidationError("--no-jwks-uri and --jwks-uri exclude each other.") }
                 guard !(noAPIScopes && !settings.apiScopes.isEmpty) else {
                     throw ValidationError("--no-api-scopes and --api-scope exclude each other.")
                 }
@@ -163,6 +170,7 @@ extension AdminCommand {
                 var given = try settings.settings()
                 if noJWKS { given.jwks = "" }
                 if noLogo { given.logo = "" }
+                if noJWKSURI { given.jwksURI = "" }
                 if noBackchannelLogoutURI { given.backchannelLogoutURI = "" }
                 given.name = name
                 given.clearPostLogoutURIs = noPostLogoutURIs
@@ -183,6 +191,16 @@ extension AdminCommand {
 
             func answer(_ console: AdminConsole) async throws -> String {
                 try await console.rotateClientSecret(id: client, json: json)
+            }
+        }
+
+        struct Export: AdminSubcommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Print every client as an [[oidc-client]] table of latchkey.toml (secrets as their SHA-256 only), to keep them in the file.")
+            @OptionGroup var database: Database
+
+            func answer(_ console: AdminConsole) async throws -> String {
+                try await console.exportClients()
             }
         }
 

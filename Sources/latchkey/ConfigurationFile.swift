@@ -21,6 +21,8 @@ struct ConfigurationFile {
     let path: String
     /// The file's settings by name (an empty list is left out, as if not given).
     let values: [String: ServeSetting.Value]
+    /// Its `[[oidc-client]]` tables (`ConfigurationFile+OIDCClients.swift`), in the file's order.
+    let declaredClients: [OIDCDeclaredClient]
 
     /// Reads and checks the file at `path`.
     init(path: String) throws(Invalid) {
@@ -59,7 +61,15 @@ struct ConfigurationFile {
         for setting in ServeSettings.all where setting.fileKeys.count > 1 && keys.isSuperset(of: setting.fileKeys) {
             throw Invalid(description: "the configuration file \(path) sets both \(setting.fileKeys.joined(separator: " and ")); keep one")
         }
+        var declaredClients: [OIDCDeclaredClient] = []
         for (key, value) in entries {
+            if key == Self.clientsKey {
+                declaredClients = try Self.declaredClients(value, path: path)
+                continue
+            }
+            if key == "oidc", value.table != nil {
+                throw Invalid(description: "the configuration file \(path) has a table oidc; declare clients as [[\(Self.clientsKey)]] (the file's keys are flat, and oidc = true turns the provider on)")
+            }
             guard let (setting, namesFile) = ServeSettings.setting(forFileKey: key) else {
                 throw Invalid(description: Self.unknownKeySentence(key, path: path))
             }
@@ -80,6 +90,7 @@ struct ConfigurationFile {
                 """)
         }
         self.values = values
+        self.declaredClients = declaredClients
     }
 
     // MARK: - One value

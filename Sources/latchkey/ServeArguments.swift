@@ -85,6 +85,11 @@ struct ServeArguments {
         for whenUnset in unset.compactMap(\.whenUnset) {
             do { try whenUnset(&configuration) } catch { throw Self.invalid(error) }
         }
+        // A file is the truth about the clients it manages, even when it declares none (any more).
+        if let file {
+            configuration.declaredOIDCClients = file.declaredClients
+            configuration.declaredOIDCClientsFile = URL(fileURLWithPath: file.path).standardizedFileURL.path
+        }
         return configuration
     }
 

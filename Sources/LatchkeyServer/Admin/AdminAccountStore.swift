@@ -166,6 +166,7 @@ struct AdminAccountStore: Sendable {
             guard ids.contains(id) else { return .notFound }
             guard ids.count > 1 || allowLast else { return .lastPasskey }
             try await db.run(StoreQuery(SQL.deleteCredential, .blob(id), .text(accountId)))
+            try await store.queueOIDCLogouts(endingSessionsOpenedBy: id, accountId: accountId, except: [], at: event.at, on: db)
             _ = try await db.changedRows(StoreQuery(SQL.deleteCredentialAllSessions, .blob(id), .text(accountId)))
             try await audit.append([event], on: db)
             return .deleted

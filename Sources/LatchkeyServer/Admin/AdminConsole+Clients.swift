@@ -26,6 +26,8 @@ extension AdminConsole {
         package var backchannelLogoutURI: String?
         /// `--groups-claim`.
         package var groupsClaim: String?
+        /// `--jwks-uri`, or "" to remove it (`--no-jwks-uri`).
+        package var jwksURI: String?
         /// The logo file's bytes in base64 (`--logo FILE`), or "" to remove it (`--no-logo`).
         package var logo: String?
 
@@ -41,7 +43,7 @@ extension AdminConsole {
                 allowedGroups: clearAllowedGroups ? [] : allowedGroups.isEmpty ? nil : allowedGroups,
                 grantTypes: grantTypes.isEmpty ? nil : Self.words(grantTypes),
                 apiScopes: clearAPIScopes ? [] : apiScopes.isEmpty ? nil : Self.words(apiScopes), jwks: jwks,
-                backchannelLogoutUri: backchannelLogoutURI, groupsClaim: groupsClaim, logo: logo)
+                backchannelLogoutUri: backchannelLogoutURI, groupsClaim: groupsClaim, jwksUri: jwksURI, logo: logo)
         }
 
         /// `--x "a b"`, `--x a,b` and `--x a --x b` are the same.
@@ -107,6 +109,15 @@ extension AdminConsole {
         }
     }
 
+    /// `clients export`: every client as a `[[oidc-client]]` table of `latchkey.toml` (`OIDCClientTOML`),
+    /// secrets as their SHA-256 only.
+    package func exportClients() async throws -> String {
+        try await run {
+            let clients = try await service.store.oidcClients.all()
+            return OIDCClientTOML.document(clients)
+        }
+    }
+
     package func removeClient(id: String) async throws -> String {
         try await run {
             try await service.removeClient(id: id, origin: .cli)
@@ -148,7 +159,7 @@ extension AdminConsole {
         """
         Client       \(client.id)
         Name         \(client.name)
-        Type         \(client.public ? "public (no secret; PKCE S256 required)" : client.jwks != nil ? "confidential (private_key_jwt: signed assertions)" : "confidential (client secret)")
+        Type         \(client.public ? "public (no secret; PKCE S256 required)" : client.jwks != nil ? "confidential (private_key_jwt: signed assertions)" : client.jwksUri != nil ? "confidential (private_key_jwt: keys published at \(client.jwksUri ?? ""))" : "confidential (client secret)")
         ID token     \(client.idTokenAlg)
         First-party  \(client.firstParty ? "yes (no consent screen)" : "no")
         Scopes       \(client.scopes.joined(separator: " "))
@@ -159,6 +170,7 @@ extension AdminConsole {
         After logout \(client.postLogoutUris.isEmpty ? "-" : client.postLogoutUris.joined(separator: "\n             "))
         Back-channel \(client.backchannelLogoutUri ?? "-")
         Groups claim \(client.groupsClaim)
+        Managed      \(client.managedBy.map { "by the configuration file \($0) ([[oidc-client]]): changed there" } ?? "no (latchkey admin clients update)")
         Logo         \(client.logo ?? "-")
         Created      \(text(client.createdAt)) by \(client.createdBy)
         Updated      \(text(client.updatedAt))

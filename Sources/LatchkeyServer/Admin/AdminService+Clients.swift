@@ -22,13 +22,14 @@ extension AdminService {
     func createClient(_ request: OIDCClientRequest, origin: AuditOrigin) async throws -> OIDCClientSecretJSON {
         let chosen = try request.id.map { id throws(APIError) in try OIDCClientRules.clientId(id) }
         let keys = try OIDCClientRules.jwks(request.jwks)
-        if keys != nil, request.isPublic == true {
+        let published = try OIDCClientRules.jwksURI(request.jwksUri)
+        if keys != nil || published != nil, request.isPublic == true {
             throw APIError(.jwksInvalid, "A public client has no keys: leave out jwks (--jwks-file), or public (--public).")
         }
         try await Self.checkLoadable(keys)
         let logo = try request.logo.flatMap { text throws(APIError) in try OIDCClientLogo.read(base64: text) }
         // A client with keys signs its assertions (private_key_jwt): no secret.
-        let secret = request.isPublic == true || keys != nil ? nil : OIDCClientRules.generatedSecret()
+        let secret = request.isPublic == true || keys != nil || published != nil ? nil : OIDCClientRules.generatedSecret()
         let at = now()
         // A generated id is 128 random bits: a second draw is for form's sake only.
         for _ in 0..<(chosen == nil ? 2 : 1) {
@@ -49,7 +50,7 @@ extension AdminService {
     /// Changes what the request sends. `public: true` drops the secret; `public: false` on a public
     /// client gives it one, answered here once.
     func updateClient(id: String, _ request: OIDCClientRequest, origin: AuditOrigin) async throws -> OIDCClientSecretJSON {
-        let current = try await record(id: id)
+        let current = try await record(id: id, changing: true)
         let at = now()
         var (client, changed) = try OIDCClientRules.updated(current, by: request, at: at)
         // A logo given replaces the old one ("" removes it); none given leaves it.
@@ -67,6 +68,7 @@ extension AdminService {
         case (true?, false):
             client.secretHash = nil
             client.jwks = nil
+            client.jwksURI = nil
         case (false?, true):
             let made = OIDCClientRules.generatedSecret()
             secret = made
@@ -75,9 +77,10 @@ extension AdminService {
             break
         }
         // New keys, like a new secret, end what the old ones obtained (and a client left with neither is public).
-        let secretChanged = client.isPublic != current.isPublic || client.jwks != current.jwks
+        let secretChanged = client.isPublic != current.isPublic || client.jwks != current.jwks || client.jwksURI != current.jwksURI
         if client.isPublic != current.isPublic { changed.append("public") }
         if client.jwks != current.jwks { changed.append("jwks") }
+        if client.jwksURI != current.jwksURI { changed.append("jwksUri") }
         if secretChanged { client.credentialsGeneration = OIDCClientRules.generation() }
         try OIDCClientRules.check(client)
         let (clientId, clientName, fields) = (client.id, client.name, changed.joined(separator: ","))
@@ -95,7 +98,7 @@ extension AdminService {
     /// with it), so a leaked secret leaves nothing behind. People sign in to the app again (their consent
     /// stays). Audited `oidc_client.secret_rotated` with `grantsRevoked`.
     func rotateClientSecret(id: String, origin: AuditOrigin) async throws -> OIDCClientSecretJSON {
-        var client = try await record(id: id)
+        var client = try await record(id: id, changing: true)
         guard !client.isPublic else {
             throw APIError(.clientIsPublic, "Client \(id) is public and has no secret; make it confidential with an update (public: false, --confidential) instead.")
         }
@@ -117,7 +120,7 @@ extension AdminService {
 
     /// Removes the client with everything people gave it (consents, grants and their tokens).
     func removeClient(id: String, origin: AuditOrigin) async throws {
-        let client = try await record(id: id)
+        let client = try await record(id: id, changing: true)
         let event = origin.event(.oidcClientRemoved, at: now(), account: nil, detail: ["client": .text(client.id), "clientName": .text(client.name)])
         guard try await store.oidcClients.delete(id: id, event: event) else { throw APIError.unknownClient }
         await clientFacts?.forget()
@@ -153,8 +156,13 @@ extension AdminService {
         }
     }
 
-    private func record(id: String) async throws -> OIDCClientRecord {
+    /// The client `id`; with `changing`, refused (409 `client_managed`) when the configuration file
+    /// declares it: a change here would be undone at the next start, so it is made in the file.
+    private func record(id: String, changing: Bool = false) async throws -> OIDCClientRecord {
         guard let client = try await store.oidcClients.client(id: id) else { throw APIError.unknownClient }
+        if changing, let file = client.managedBy {
+            throw APIError(.clientManaged, "Client \(id) is managed by the configuration file \(file) ([[oidc-client]]): change or remove it there, then restart latchkey serve.")
+        }
         return client
     }
 }

@@ -105,7 +105,7 @@ struct AdminService: Sendable {
     func revokeSessions(accountId: String, origin: AuditOrigin) async throws -> Int {
         _ = try await account(id: accountId)
         let at = now()
-        return try await store.deleteSessions(accountId: accountId) { ended in
+        return try await store.deleteSessions(accountId: accountId, at: at) { ended in
             origin.event(.sessionsRevoked, at: at, account: accountId, detail: ["sessions": .number(ended)])
         }
     }

@@ -20,6 +20,11 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
     let backchannelLogoutUri: String?
     /// The name its tokens carry the person's groups under.
     let groupsClaim: String
+    /// The configuration file that declares it (`[[oidc-client]]`), or null: such a client is changed
+    /// there, not through the admin API.
+    let managedBy: String?
+    /// Where its `private_key_jwt` keys are published, or null.
+    let jwksUri: String?
     /// Where its logo is served (`/oidc/logo/{id}`), or null when it has none.
     let logo: String?
     let createdAt: Date
@@ -41,6 +46,8 @@ struct OIDCClientJSON: NullKeepingBody, Equatable {
         jwks = client.jwks
         backchannelLogoutUri = client.backchannelLogoutURI
         groupsClaim = client.groupsClaim
+        managedBy = client.managedBy
+        jwksUri = client.jwksURI
         logo = client.logoType == nil ? nil : OIDCClientLogo.path(clientId: client.id)
         createdAt = client.createdAt
         updatedAt = client.updatedAt

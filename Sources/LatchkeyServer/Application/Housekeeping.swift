@@ -69,6 +69,9 @@ struct Housekeeping: Service {
             try await store.invitations.purgeMailed(before: now - 86400)
             // The admin console's sessions and the first administrator's setup links once expired.
             try await store.consoleSessions.purge(now: now)
+            // Back-channel logout tokens nothing delivers: with OpenID Connect off (this store queues none),
+            // what an earlier run or `latchkey admin` queued would stay for ever.
+            if !store.queuesOIDCLogouts { try await store.purgeOIDCLogouts() }
             runs?.increment()
             logger.debug("housekeeping purged expired rows", metadata: ["instance": "\(instance)"])
         }

@@ -66,7 +66,9 @@ public struct Latchkey: Sendable {
         var poolLogger = logger
         poolLogger.logLevel = .critical
         let connections = try await configuration.openMigratedDatabase(logger: poolLogger, eventLoopGroup: eventLoopGroup)
-        let store = Store(connections: connections, webhookEndpoints: configuration.webhookEndpoints.map(\.id))
+        // Logout tokens are queued only when something will deliver them (`OIDCLogoutDelivery`, with --oidc).
+        let store = Store(
+            connections: connections, webhookEndpoints: configuration.webhookEndpoints.map(\.id), queuesOIDCLogouts: configuration.oidc)
         do {
             let vault = ServerKeyVault(store: store, key: try configuration.keyEncryptionKey(), source: configuration.keyFileDescription)
             // One key for every instance on this database, made by whichever starts first.
@@ -107,6 +109,8 @@ public struct Latchkey: Sendable {
                     sender: MailSender(client: client, from: sender, logger: logger, metrics: metricsFactory),
                     outbox: MailOutbox(metrics: metricsFactory, logger: logger))
             }
+            // The clients the configuration file declares, before any request can read them.
+            try await OIDCClientReconciliation.apply(configuration, store: store, now: now(), logger: logger)
             var oidc: OIDCProvider?
             if configuration.oidc, let issuer {
                 let stampKey = try await vault.key(named: OIDCInteractionStamp.keyName, byteCount: 32)
@@ -115,7 +119,7 @@ public struct Latchkey: Sendable {
                     settings: .init(
                         issuer: configuration.effectiveOIDCIssuer, accessTokenLifetime: configuration.accessTokenTTL,
                         refreshLifetime: configuration.oidcRefreshTTL),
-                    now: now)
+                    now: now, keySets: OIDCClientKeySets(allowPrivate: configuration.webhookAllowPrivate))
             }
             return Latchkey(
                 configuration: configuration, store: store, connections: connections, sessions: sessions,

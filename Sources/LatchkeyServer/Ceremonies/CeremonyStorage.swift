@@ -18,6 +18,8 @@ protocol CeremonyStorage: Sendable {
     var connections: DatabaseConnections { get }
     /// Where each unit of work writes its audit events, in its own commit.
     var audit: AuditTrail { get }
+    /// Whether ending sessions queues back-channel logout tokens (`Store.queuesOIDCLogouts`).
+    var queuesOIDCLogouts: Bool { get }
 
     /// The account and its first credential, together or not at all; with `challenge`, only if that
     /// challenge has not completed a ceremony yet (`Store.Failure.challengeUsed`), and marked in the same
@@ -82,6 +84,11 @@ extension CeremonyStorage {
             }
             try await CeremonySteps.addCredential(credential, challenge: challenge, limit: limit, on: db)
             if let recovery {
+                if recovery.endsSessions {
+                    // The apps the ended sessions signed in to are told, as for any other end of them.
+                    try await Store(connections: connections, queuesOIDCLogouts: queuesOIDCLogouts)
+                        .queueOIDCLogouts(endingSessionsOf: credential.accountId, at: credential.createdAt, on: db)
+                }
                 let ending = recovery.endsSessions
                     ? StoreQuery(SQL.deleteAccountSessions, .text(credential.accountId)) : StoreQuery(SQL.deleteRecoveryGrantSessions, .text(recovery.grantId))
                 _ = try await db.changedRows(ending)

@@ -8,6 +8,8 @@ import SQLKit
 struct PostgresCeremonyStorage: CeremonyStorage {
     let connections: DatabaseConnections
     let audit: AuditTrail
+    /// `Store.queuesOIDCLogouts`: a recovery that ends the account's sessions tells the apps they signed in to.
+    var queuesOIDCLogouts = true
 
     /// A login in two round trips (SQLite's order, in a transaction, would take six): the credential and
     /// its account are read on their own, `decide` runs between the round trips, and the writes go as one

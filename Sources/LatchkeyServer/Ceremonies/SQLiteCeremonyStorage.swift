@@ -8,6 +8,8 @@ import SQLKit
 struct SQLiteCeremonyStorage: CeremonyStorage {
     let connections: DatabaseConnections
     let audit: AuditTrail
+    /// `Store.queuesOIDCLogouts`: a recovery that ends the account's sessions tells the apps they signed in to.
+    var queuesOIDCLogouts = true
 
     /// A login in one transaction (one commit, shared with its group): the challenge is marked used first,
     /// by one atomic statement, so of any number of concurrent finishes exactly one gets past it; the

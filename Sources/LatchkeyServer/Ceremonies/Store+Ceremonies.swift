@@ -4,8 +4,8 @@ extension Store {
     /// references in a value, made per use (no allocation: the existential holds it inline).
     var ceremonies: any CeremonyStorage {
         switch connections.flavor {
-        case .sqlite: SQLiteCeremonyStorage(connections: connections, audit: audit)
-        case .postgres: PostgresCeremonyStorage(connections: connections, audit: audit)
+        case .sqlite: SQLiteCeremonyStorage(connections: connections, audit: audit, queuesOIDCLogouts: queuesOIDCLogouts)
+        case .postgres: PostgresCeremonyStorage(connections: connections, audit: audit, queuesOIDCLogouts: queuesOIDCLogouts)
         }
     }
 }

@@ -166,6 +166,13 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a refresh token (and with it a grant with `offline_access`) lives without being used: each
     /// use rotates it and starts the time again.
     public var oidcRefreshTTL: TimeInterval = 30 * 86400
+    /// The clients the configuration file declares (`[[oidc-client]]`): `Latchkey.open` makes or updates
+    /// each at start and marks it managed, and removes the managed clients the file no longer declares
+    /// (`OIDCClientReconciliation`). Needs `oidc`.
+    public var declaredOIDCClients: [OIDCDeclaredClient] = []
+    /// The configuration file the declared clients come from, named in the admin API's refusals; nil
+    /// (no file) leaves the managed clients as they are, so an instance started without the file removes none.
+    public var declaredOIDCClientsFile: String?
     /// Who may make an account (`--signup`, `SignUpPolicy`): nil is `open` without OpenID Connect (the
     /// first `latchkey serve` lets a newcomer register) and `invite` with it — an identity provider whose
     /// accounts sign in to every app does not let strangers in by default (`effectiveSignUp`).

@@ -50,9 +50,13 @@ enum OIDCClientAssertion {
             return refuse("client_assertion names no client (sub).")
         }
         if let clientId, clientId != subject { return refuse("client_id differs from the client_assertion's sub.") }
-        guard let client = try await provider.store.oidcClients.client(id: subject), let jwks = client.jwks else {
+        guard let client = try await provider.store.oidcClients.client(id: subject), client.jwks != nil || client.jwksURI != nil else {
             return refuse("No such client, or it has no registered keys (private_key_jwt).")
         }
+        // Registered keys, or the ones it publishes (fetched and kept for minutes: `OIDCClientKeySets`).
+        var registered = client.jwks
+        if registered == nil, let uri = client.jwksURI { registered = await provider.keySets.jwks(at: uri, now: provider.now()) }
+        guard let jwks = registered else { return refuse("The client's published keys (jwks_uri) could not be fetched.") }
         let keys = JWTKeyCollection.gated()
         guard (try? await keys.add(jwksJSON: jwks)) != nil, let claims = try? await keys.verify(assertion, as: Claims.self) else {
             return refuse("client_assertion's signature does not verify with the client's registered keys.")

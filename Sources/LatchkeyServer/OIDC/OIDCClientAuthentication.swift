@@ -50,7 +50,7 @@ enum OIDCClientAuthentication {
             return .failure(.invalidClient("No such client.", basic: basic))
         }
         switch (client.secretHash, secret) {
-        case (nil, nil) where client.jwks != nil:
+        case (nil, nil) where !client.isPublic:  // registered or published keys: it must sign
             return .failure(.invalidClient("This client authenticates with a signed client_assertion (private_key_jwt).", basic: basic))
         case (nil, nil):
             return .success(client)

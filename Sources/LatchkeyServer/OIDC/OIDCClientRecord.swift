@@ -24,10 +24,10 @@ struct OIDCClientRecord: Sendable, Equatable {
     var scopes: [String]
     /// When not empty, only members of one of these groups may sign in to it.
     var allowedGroups: [String]
-    let createdAt: Date
+    var createdAt: Date
     var updatedAt: Date
-    /// `cli` or `admin:<key id>`.
-    let createdBy: String
+    /// `cli`, `admin:<key id>` or `configuration`.
+    var createdBy: String
     /// The grants it may use (`OIDCGrantType`): `authorization_code` unless an operator allowed more.
     var grantTypes: [String] = [OIDCGrantType.authorizationCode]
     /// The API scopes an operator defined for it: all a client-credentials token may carry (no person's
@@ -45,11 +45,18 @@ struct OIDCClientRecord: Sendable, Equatable {
     var backchannelLogoutURI: String? = nil
     /// The name its tokens carry the person's groups under (`groups`, `roles`, …).
     var groupsClaim: String = OIDCScope.groups
+    /// The configuration file that declares it (`[[oidc-client]]`): the admin API and CLI refuse to change
+    /// or remove it, and `latchkey serve` removes it when that file no longer declares it. Nil for a client
+    /// an operator made by hand.
+    var managedBy: String? = nil
+    /// Where its `private_key_jwt` keys are published (a JWKS document at an https URL), instead of
+    /// registered ones (`jwks`): fetched through `OIDCClientKeySets`.
+    var jwksURI: String? = nil
     /// The type of its logo (`OIDCClientLogo`), nil when it has none; the bytes are read only to serve them.
     var logoType: String? = nil
 
     /// Neither a secret nor keys: it proves nothing at the token endpoint (PKCE instead).
-    var isPublic: Bool { secretHash == nil && jwks == nil }
+    var isPublic: Bool { secretHash == nil && jwks == nil && jwksURI == nil }
 
     func allows(_ grantType: String) -> Bool { grantTypes.contains(grantType) }
 }
@@ -76,6 +83,8 @@ extension OIDCClientRecord {
             jwks: try row.decode(column: "jwks", as: String?.self),
             backchannelLogoutURI: try row.decode(column: "backchannel_logout_uri", as: String.self).nilIfEmpty,
             groupsClaim: try row.decode(column: "groups_claim", as: String.self),
+            managedBy: try row.decode(column: "managed_by", as: String.self).nilIfEmpty,
+            jwksURI: try row.decode(column: "jwks_uri", as: String.self).nilIfEmpty,
             logoType: try row.decode(column: "logo_type", as: String.self).nilIfEmpty)
     }
 

@@ -82,6 +82,18 @@ enum OIDCClientRules {
     /// otherwise one URI by the redirect URIs' rules (`problem(uri:)`: absolute, no fragment, no user
     /// name, http only on a loopback host) whose scheme is https or http — a server, not an app's
     /// private-use scheme. Where it points is checked again before every delivery (`WebhookAddressPolicy`).
+    /// Where a `private_key_jwt` client publishes its keys: https (or http on a loopback host, for tests
+    /// and a key server on the same machine), as a back-channel logout URI; nil for "" or none.
+    static func jwksURI(_ value: String?) throws(APIError) -> String? {
+        guard let value, !value.isEmpty else { return nil }
+        let field = "The keys' URL \(quoted(value)) (jwksUri, --jwks-uri)"
+        if let problem = problem(uri: value) { throw APIError(.jwksInvalid, "\(field) \(problem).") }
+        guard let scheme = URLComponents(string: value)?.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
+            throw APIError(.jwksInvalid, "\(field) must be an https URL (Latchkey's server fetches the keys from it).")
+        }
+        return value
+    }
+
     static func backchannelLogoutURI(_ value: String?) throws(APIError) -> String? {
         guard let value, !value.isEmpty else { return nil }
         let field = "The back-channel logout URI \(quoted(value)) (backchannelLogoutUri, --backchannel-logout-uri)"
@@ -249,6 +261,12 @@ enum OIDCClientRules {
     /// only for a confidential client (RFC 6749 §4.4: the client authenticates), and redirect URIs
     /// for one that signs people in with codes.
     static func check(_ client: OIDCClientRecord) throws(APIError) {
+        if client.jwks != nil, client.jwksURI != nil {
+            throw APIError(.jwksInvalid, "A client registers its keys (jwks, --jwks-file) or names where they are published (jwksUri, --jwks-uri), not both.")
+        }
+        if client.jwksURI != nil, client.secretHash != nil {
+            throw APIError(.jwksInvalid, "A client whose keys are published (jwksUri, --jwks-uri) signs its assertions and has no secret.")
+        }
         if client.allows(OIDCGrantType.clientCredentials), client.isPublic {
             throw APIError(.grantTypeInvalid, "A public client cannot use client_credentials (grantTypes, --grant): it has no secret to prove itself with.")
         }
@@ -285,7 +303,7 @@ enum OIDCClientRules {
             createdAt: now, updatedAt: now, createdBy: actor, grantTypes: grants, apiScopes: try apiScopes(request.apiScopes ?? []),
             credentialsGeneration: generation(), jwks: try jwks(request.jwks),
             backchannelLogoutURI: try backchannelLogoutURI(request.backchannelLogoutUri),
-            groupsClaim: try OIDCClaimRules.groupsClaim(request.groupsClaim))
+            groupsClaim: try OIDCClaimRules.groupsClaim(request.groupsClaim), jwksURI: try jwksURI(request.jwksUri))
         try check(client)
         return client
     }
@@ -311,6 +329,7 @@ enum OIDCClientRules {
         if let scopes = request.scopes { next.scopes = try self.scopes(scopes) }
         if let groups = request.allowedGroups { next.allowedGroups = try allowedGroups(groups) }
         if let uri = request.backchannelLogoutUri { next.backchannelLogoutURI = try backchannelLogoutURI(uri) }
+        if let uri = request.jwksUri { next.jwksURI = try jwksURI(uri) }
         if let name = request.groupsClaim { next.groupsClaim = try OIDCClaimRules.groupsClaim(name) }
         var changed: [String] = []
         if next.name != client.name { changed.append("name") }

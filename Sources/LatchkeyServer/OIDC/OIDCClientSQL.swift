@@ -4,11 +4,12 @@ import LatchkeyDatabase
 extension SQL {
     static let oidcClientColumns = """
         id, name, secret_hash, redirect_uris, post_logout_uris, id_token_alg, first_party, scopes, allowed_groups, \
-        created_at, updated_at, created_by, grant_types, api_scopes, credentials_generation, jwks, backchannel_logout_uri, groups_claim, logo_type
+        created_at, updated_at, created_by, grant_types, api_scopes, credentials_generation, jwks, backchannel_logout_uri, groups_claim, managed_by, jwks_uri, \
+        logo_type
         """
     static let insertOIDCClient = StoreStatement("""
         INSERT INTO oidc_clients (\(oidcClientColumns), logo)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
         ON CONFLICT (id) DO NOTHING RETURNING id
         """)
     static let oidcClient = StoreStatement("SELECT \(oidcClientColumns) FROM oidc_clients WHERE id = $1")
@@ -16,7 +17,7 @@ extension SQL {
     static let updateOIDCClient = StoreStatement("""
         UPDATE oidc_clients SET name = $2, redirect_uris = $3, post_logout_uris = $4, id_token_alg = $5, first_party = $6,
             scopes = $7, allowed_groups = $8, updated_at = $9, grant_types = $10, api_scopes = $11, credentials_generation = $12,
-            jwks = $13, backchannel_logout_uri = $14, groups_claim = $15
+            jwks = $13, backchannel_logout_uri = $14, groups_claim = $15, managed_by = $16, jwks_uri = $17
         WHERE id = $1 RETURNING id
         """)
     /// A new secret digest ($2) and a new client-credentials generation ($4): the old secret's tokens end.

@@ -16,14 +16,7 @@ struct OIDCClientStore: Sendable {
     /// its id is taken.
     func insert(_ client: OIDCClientRecord, logo: OIDCClientLogo? = nil, event: AuditEvent) async throws -> Bool {
         try await connections.transaction { db in
-            let inserted = try await db.first(StoreQuery(
-                SQL.insertOIDCClient, .text(client.id), .text(client.name), .blob(client.secretHash),
-                .text(OIDCClientRecord.stored(client.redirectURIs)), .text(OIDCClientRecord.stored(client.postLogoutURIs)),
-                .text(client.idTokenAlgorithm), .integer(client.firstParty), .text(OIDCClientRecord.stored(client.scopes)),
-                .text(OIDCClientRecord.stored(client.allowedGroups)), .milliseconds(client.createdAt), .milliseconds(client.updatedAt),
-                .text(client.createdBy), .text(OIDCClientRecord.stored(client.grantTypes)), .text(OIDCClientRecord.stored(client.apiScopes)),
-                .text(client.credentialsGeneration), .text(client.jwks), .text(client.backchannelLogoutURI ?? ""),
-                .text(client.groupsClaim), .text(logo?.contentType ?? ""), .blob(logo.map { Array($0.data) })))
+            let inserted = try await db.first(Self.insertion(client, logo: logo))
             guard inserted != nil else { return false }
             try await audit.append([event], on: db)
             return true
@@ -65,13 +58,7 @@ struct OIDCClientStore: Sendable {
         event: @escaping @Sendable (_ grantsRevoked: Int?) -> AuditEvent
     ) async throws -> Int? {
         try await connections.transaction { db in
-            let updated = try await db.first(StoreQuery(
-                SQL.updateOIDCClient, .text(client.id), .text(client.name), .text(OIDCClientRecord.stored(client.redirectURIs)),
-                .text(OIDCClientRecord.stored(client.postLogoutURIs)), .text(client.idTokenAlgorithm), .integer(client.firstParty),
-                .text(OIDCClientRecord.stored(client.scopes)), .text(OIDCClientRecord.stored(client.allowedGroups)),
-                .milliseconds(client.updatedAt), .text(OIDCClientRecord.stored(client.grantTypes)),
-                .text(OIDCClientRecord.stored(client.apiScopes)), .text(client.credentialsGeneration), .text(client.jwks),
-                .text(client.backchannelLogoutURI ?? ""), .text(client.groupsClaim)))
+            let updated = try await db.first(Self.change(client))
             guard updated != nil else { return nil }
             if let logo {
                 try await db.run(StoreQuery(SQL.setOIDCClientLogo, .text(client.id), .blob(logo.map { Array($0.data) }), .text(logo?.contentType ?? "")))
@@ -151,6 +138,30 @@ struct OIDCClientStore: Sendable {
             try await audit.append([event], on: db)
             return true
         }
+    }
+
+    /// The statement that stores `client` as a new row.
+    static func insertion(_ client: OIDCClientRecord, logo: OIDCClientLogo? = nil) -> StoreQuery {
+        StoreQuery(
+            SQL.insertOIDCClient, .text(client.id), .text(client.name), .blob(client.secretHash),
+            .text(OIDCClientRecord.stored(client.redirectURIs)), .text(OIDCClientRecord.stored(client.postLogoutURIs)),
+            .text(client.idTokenAlgorithm), .integer(client.firstParty), .text(OIDCClientRecord.stored(client.scopes)),
+            .text(OIDCClientRecord.stored(client.allowedGroups)), .milliseconds(client.createdAt), .milliseconds(client.updatedAt),
+            .text(client.createdBy), .text(OIDCClientRecord.stored(client.grantTypes)), .text(OIDCClientRecord.stored(client.apiScopes)),
+            .text(client.credentialsGeneration), .text(client.jwks), .text(client.backchannelLogoutURI ?? ""),
+            .text(client.groupsClaim), .text(client.managedBy ?? ""), .text(client.jwksURI ?? ""),
+            .text(logo?.contentType ?? ""), .blob(logo.map { Array($0.data) }))
+    }
+
+    /// The statement that writes everything of `client` but its id, secret and creation.
+    static func change(_ client: OIDCClientRecord) -> StoreQuery {
+        StoreQuery(
+            SQL.updateOIDCClient, .text(client.id), .text(client.name), .text(OIDCClientRecord.stored(client.redirectURIs)),
+            .text(OIDCClientRecord.stored(client.postLogoutURIs)), .text(client.idTokenAlgorithm), .integer(client.firstParty),
+            .text(OIDCClientRecord.stored(client.scopes)), .text(OIDCClientRecord.stored(client.allowedGroups)),
+            .milliseconds(client.updatedAt), .text(OIDCClientRecord.stored(client.grantTypes)),
+            .text(OIDCClientRecord.stored(client.apiScopes)), .text(client.credentialsGeneration), .text(client.jwks),
+            .text(client.backchannelLogoutURI ?? ""), .text(client.groupsClaim), .text(client.managedBy ?? ""), .text(client.jwksURI ?? ""))
     }
 }
 

@@ -13,6 +13,21 @@ extension SQL {
         JOIN oidc_clients c ON c.id = g.client_id JOIN sessions s ON s.token_hash = g.session_hash
         WHERE g.account_id = $1 AND c.backchannel_logout_uri <> ''
         """)
+    /// The same for the sessions of account $1 that passkey $2 opened, but session $3.
+    static let oidcLogoutTargetsOfCredential = StoreStatement("""
+        SELECT DISTINCT g.client_id, g.session_hash FROM oidc_grants g
+        JOIN oidc_clients c ON c.id = g.client_id JOIN sessions s ON s.token_hash = g.session_hash
+        WHERE g.account_id = $1 AND s.account_id = $1 AND s.credential_id = $2 AND s.token_hash <> $3 AND c.backchannel_logout_uri <> ''
+        """)
+    /// Every client (with a back-channel logout URI) account $1 gave access to: a consent or a live grant.
+    static let oidcLogoutClientsOfAccount = StoreStatement("""
+        SELECT c.id AS client_id FROM oidc_clients c
+        WHERE c.backchannel_logout_uri <> ''
+          AND (EXISTS (SELECT 1 FROM oidc_consents k WHERE k.account_id = $1 AND k.client_id = c.id)
+               OR EXISTS (SELECT 1 FROM oidc_grants g WHERE g.account_id = $1 AND g.client_id = c.id AND g.revoked_at IS NULL))
+        ORDER BY c.id
+        """)
+    static let purgeOIDCLogouts = StoreStatement("DELETE FROM oidc_logout_outbox RETURNING jti")
     static let oidcClientHasBackchannel = StoreStatement(
         "SELECT id FROM oidc_clients WHERE id = $1 AND backchannel_logout_uri <> ''")
     static let insertOIDCLogout = StoreStatement("""

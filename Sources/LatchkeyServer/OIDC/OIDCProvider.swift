@@ -42,6 +42,8 @@ struct OIDCProvider: Sendable {
     let stamps: OIDCInteractionStamp
     let settings: Settings
     let now: @Sendable () -> Date
+    /// The keys `private_key_jwt` clients publish (`jwks_uri`), fetched under the webhooks' address rules.
+    var keySets = OIDCClientKeySets(allowPrivate: false)
 
     /// Reads an authorization request's parameters (`query`: the text after `?`).
     func request(query: Substring) async throws -> OIDCAuthorizationRequest {

@@ -20,6 +20,7 @@ extension Store {
     /// Queues a logout token for every client (with a back-channel logout URI) session `sessionHash`
     /// signed the person in to, naming the session: before the session is deleted, on `db`.
     func queueOIDCLogouts(endingSession sessionHash: [UInt8], at now: Date, on db: any SQLDatabase) async throws {
+        guard queuesOIDCLogouts else { return }
         for row in try await db.all(StoreQuery(SQL.oidcLogoutTargetsOfSession, .blob(sessionHash))) {
             try await queueOIDCLogout(
                 clientId: try row.decode(column: "client_id", as: String.self), accountId: try row.decode(column: "account_id", as: String.self),
@@ -30,17 +31,58 @@ extension Store {
     /// The same for every open session of `accountId` (an operator ends them, or disables the account):
     /// before they are deleted, on `db`.
     func queueOIDCLogouts(endingSessionsOf accountId: String, at now: Date, on db: any SQLDatabase) async throws {
-        for row in try await db.all(StoreQuery(SQL.oidcLogoutTargetsOfAccount, .text(accountId))) {
-            let session = Array(try row.decode(column: "session_hash", as: Data.self))
-            try await queueOIDCLogout(
-                clientId: try row.decode(column: "client_id", as: String.self), accountId: accountId,
-                sid: OIDCSessionID.of(sessionHash: session), at: now, on: db)
+        guard queuesOIDCLogouts else { return }
+        _ = try await queueOIDCLogouts(StoreQuery(SQL.oidcLogoutTargetsOfAccount, .text(accountId)), accountId: accountId, at: now, on: db)
+    }
+
+    /// The same for the sessions passkey `credentialId` opened but `keptSession` (the caller's, which
+    /// stays; empty for none): the person or an operator removed the passkey, and its sessions end.
+    func queueOIDCLogouts(
+        endingSessionsOpenedBy credentialId: [UInt8], accountId: String, except keptSession: [UInt8], at now: Date, on db: any SQLDatabase
+    ) async throws {
+        guard queuesOIDCLogouts else { return }
+        _ = try await queueOIDCLogouts(
+            StoreQuery(SQL.oidcLogoutTargetsOfCredential, .text(accountId), .blob(credentialId), .blob(keptSession)),
+            accountId: accountId, at: now, on: db)
+    }
+
+    /// The account is being deleted (by the person or an operator): a token naming each open session
+    /// (`sid` and `sub`) for the apps they signed in to, and one naming only the person (`sub`: every
+    /// session they have there) for each other app they gave access to — a consent or a live grant, say
+    /// one with `offline_access` whose session ended long ago. Before the account's rows are deleted.
+    func queueOIDCLogouts(deletingAccount accountId: String, at now: Date, on db: any SQLDatabase) async throws {
+        guard queuesOIDCLogouts else { return }
+        let told = try await queueOIDCLogouts(StoreQuery(SQL.oidcLogoutTargetsOfAccount, .text(accountId)), accountId: accountId, at: now, on: db)
+        for row in try await db.all(StoreQuery(SQL.oidcLogoutClientsOfAccount, .text(accountId))) {
+            let clientId = try row.decode(column: "client_id", as: String.self)
+            guard !told.contains(clientId) else { continue }
+            try await queueOIDCLogout(clientId: clientId, accountId: accountId, sid: nil, at: now, on: db)
         }
+    }
+
+    /// Queues a token for each (`client_id`, `session_hash`) row of `targets`; the clients told.
+    private func queueOIDCLogouts(_ targets: StoreQuery, accountId: String, at now: Date, on db: any SQLDatabase) async throws -> Set<String> {
+        var clients: Set<String> = []
+        for row in try await db.all(targets) {
+            let session = Array(try row.decode(column: "session_hash", as: Data.self))
+            let clientId = try row.decode(column: "client_id", as: String.self)
+            clients.insert(clientId)
+            try await queueOIDCLogout(clientId: clientId, accountId: accountId, sid: OIDCSessionID.of(sessionHash: session), at: now, on: db)
+        }
+        return clients
+    }
+
+    /// Empties the outbox: with OpenID Connect off nothing delivers it (`Housekeeping`), so what an
+    /// earlier run or `latchkey admin` queued would stay for ever. How many were dropped.
+    @discardableResult
+    func purgeOIDCLogouts() async throws -> Int {
+        try await connections.withConnection { db in try await db.changedRows(StoreQuery(SQL.purgeOIDCLogouts)) }
     }
 
     /// The person took `clientId`'s access back: one token naming only them (`sub`), which ends every
     /// session they have at that app, when it has a back-channel logout URI.
     func queueOIDCLogout(revokingApp clientId: String, accountId: String, at now: Date, on db: any SQLDatabase) async throws {
+        guard queuesOIDCLogouts else { return }
         guard try await db.first(StoreQuery(SQL.oidcClientHasBackchannel, .text(clientId))) != nil else { return }
         try await queueOIDCLogout(clientId: clientId, accountId: accountId, sid: nil, at: now, on: db)
     }

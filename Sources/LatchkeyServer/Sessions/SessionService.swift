@@ -48,7 +48,7 @@ struct SessionService: Sendable {
             event = { accountId in origin.event(.sessionEnded, at: at, account: accountId) }
         }
         endListener?.sessionEnded(tokenHash: SessionToken.hash(of: token))
-        try await store.deleteSession(tokenHash: SessionToken.hash(of: token), event: event)
+        try await store.deleteSession(tokenHash: SessionToken.hash(of: token), at: at, event: event)
     }
 
     /// Ends every session of the account, the caller's included, audited (`sessions.revoked`) as coming
@@ -57,7 +57,7 @@ struct SessionService: Sendable {
     func revokeAll(accountId: String, origin: AuditOrigin) async throws -> Int {
         let at = now()
         endListener?.sessionsEnded(accountId: accountId)
-        return try await store.deleteSessions(accountId: accountId) { ended in
+        return try await store.deleteSessions(accountId: accountId, at: at) { ended in
             origin.event(.sessionsRevoked, at: at, account: accountId, detail: ["sessions": .number(ended)])
         }
     }

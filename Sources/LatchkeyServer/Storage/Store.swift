@@ -11,12 +11,17 @@ struct Store: Sendable {
     let connections: DatabaseConnections
     /// Writes the audit events of a unit of work in its transaction (and queues them for webhooks).
     let audit: AuditTrail
+    /// Whether the transactions that end sessions queue back-channel logout tokens (`Store+OIDCLogout`):
+    /// the server's store does only with `--oidc`, when something delivers them (`OIDCLogoutDelivery`);
+    /// without it the outbox would only grow.
+    let queuesOIDCLogouts: Bool
 
     /// A store over `connections`; `webhookEndpoints` are the ids of the webhook endpoints every audit
     /// event is queued for (none by default).
-    init(connections: DatabaseConnections, webhookEndpoints: [String] = []) {
+    init(connections: DatabaseConnections, webhookEndpoints: [String] = [], queuesOIDCLogouts: Bool = true) {
         self.connections = connections
         self.audit = AuditTrail(webhookEndpoints: webhookEndpoints)
+        self.queuesOIDCLogouts = queuesOIDCLogouts
     }
 
     /// Why a unit of work wrote nothing (the ceremonies' writes throw these too).
@@ -138,10 +143,13 @@ struct Store: Sendable {
     }
 
     /// Deletes the account; its credentials and sessions go with it (`SQL.deleteAccount`). `event`
-    /// (`account.deleted`) is written with it when the account was there. False when it was not.
+    /// (`account.deleted`) is written with it when the account was there, and every app it signed in to
+    /// with a back-channel logout URI is told (`queueOIDCLogouts(deletingAccount:)`). False when it was not.
     @discardableResult
     func deleteAccount(id: String, event: AuditEvent) async throws -> Bool {
         try await connections.transaction { db in
+            // Before the rows that say which apps and sessions there were are deleted with the account.
+            try await queueOIDCLogouts(deletingAccount: id, at: event.at, on: db)
             var deleted = 0
             for statement in SQL.deleteAccount {
                 deleted = try await db.changedRows(StoreQuery(statement, .text(id)))
@@ -200,6 +208,7 @@ struct Store: Sendable {
             guard ids.contains(id) else { return .notFound }
             guard ids.count > 1 else { return .lastPasskey }
             try await db.run(StoreQuery(SQL.deleteCredential, .blob(id), .text(accountId)))
+            try await queueOIDCLogouts(endingSessionsOpenedBy: id, accountId: accountId, except: keepingSession, at: event.at, on: db)
             try await db.run(StoreQuery(SQL.deleteCredentialSessions, .blob(id), .blob(keepingSession), .text(accountId)))
             try await audit.append([event], on: db)
             return .deleted
@@ -268,9 +277,9 @@ struct Store: Sendable {
     /// `event` (`sessions.revoked`, its detail counting them) with it, and queueing a back-channel logout
     /// token for each app a session signed the person in to. Returns how many ended.
     @discardableResult
-    func deleteSessions(accountId: String, event: @escaping @Sendable (Int) -> AuditEvent) async throws -> Int {
+    func deleteSessions(accountId: String, at now: Date, event: @escaping @Sendable (Int) -> AuditEvent) async throws -> Int {
         try await connections.transaction { db in
-            try await queueOIDCLogouts(endingSessionsOf: accountId, at: Date(), on: db)
+            try await queueOIDCLogouts(endingSessionsOf: accountId, at: now, on: db)
             let ended = try await db.changedRows(StoreQuery(SQL.deleteAccountSessions, .text(accountId)))
             try await audit.append([event(ended)], on: db)
             return ended
@@ -279,9 +288,9 @@ struct Store: Sendable {
 
     /// Ends one session; `event` (`session.ended`, given the session's account) is written when there
     /// was one, and a back-channel logout token queued for each app the session signed the person in to.
-    func deleteSession(tokenHash: [UInt8], event: (@Sendable (String) -> AuditEvent)?) async throws {
+    func deleteSession(tokenHash: [UInt8], at now: Date, event: (@Sendable (String) -> AuditEvent)?) async throws {
         try await connections.transaction { db in
-            try await queueOIDCLogouts(endingSession: tokenHash, at: Date(), on: db)
+            try await queueOIDCLogouts(endingSession: tokenHash, at: now, on: db)
             guard let row = try await db.first(StoreQuery(SQL.deleteSession, .blob(tokenHash))), let event else { return }
             try await audit.append([event(try row.decode(column: "account_id", as: String.self))], on: db)
         }

@@ -142,7 +142,7 @@ struct ForwardAuthCheckTests {
             // A session ended behind this instance's back (another instance, an operator): within 5 s.
             let grace = try await api.register("Grace", with: SoftAuthenticator(store: InMemoryCredentialStore()))
             #expect(try await api.send(.get, "/api/forward-auth", headers: Self.caddy(url, cookie: grace.token)).status == .ok)
-            try await app.store.deleteSession(tokenHash: SessionToken.hash(of: grace.token), event: nil)
+            try await app.store.deleteSession(tokenHash: SessionToken.hash(of: grace.token), at: Date(), event: nil)
             clock.advance(4.9)
             #expect(try await api.send(.get, "/api/forward-auth", headers: Self.caddy(url, cookie: grace.token)).status == .ok, "still cached")
             clock.advance(0.2)

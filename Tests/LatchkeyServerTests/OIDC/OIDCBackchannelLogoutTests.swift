@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import LatchkeyAPI
+import SoftAuthenticator
 import Testing
 @testable import LatchkeyServer
 
@@ -123,6 +124,72 @@ struct OIDCBackchannelLogoutTests {
             #expect(tokens[0].sid == sid && tokens[0].sub?.value == person.accountId)
             #expect(tokens[1].sid == graceSid && tokens[1].sub?.value == grace.accountId)
             #expect(try await flow.application.store.pendingOIDCLogoutCount() == 0)
+        }
+    }
+
+    @Test("deleting the account, by the person or by an operator, sends each app a logout token naming the session and the person")
+    func accountDeletion() async throws {
+        try await Self.run { flow, receiver in
+            let client = try await Self.client(flow, receiver)
+            let person = try await flow.person()
+            let sid = try await Self.signIn(flow, person, client)
+            #expect(try await flow.api.send(.delete, "/api/account", token: person.token).status == .noContent)
+            try #require(try await eventually { receiver.accepted.count == 1 }, "no logout token for the person's own deletion")
+
+            // Grace gave the app access, then logged out: no session is left, so the token names her only.
+            let grace = try await flow.person("Grace Hopper")
+            _ = try await Self.signIn(flow, grace, client)
+            #expect(try await flow.api.send(.post, "/api/logout", token: grace.token).status.code < 300)
+            try #require(try await eventually { receiver.accepted.count == 2 }, "no logout token for the logout")
+            #expect(try await flow.api.send(.delete, "/api/admin/accounts/\(grace.accountId)", token: flow.adminKey).status.code < 300)
+            try #require(try await eventually { receiver.accepted.count == 3 }, "no logout token for the operator's deletion")
+
+            let tokens = try await Self.logoutTokens(flow, receiver)
+            #expect(tokens[0].sid == sid && tokens[0].sub?.value == person.accountId)
+            #expect(tokens[2].sid == nil && tokens[2].sub?.value == grace.accountId, "the app is told to end every session of hers")
+            #expect(tokens.allSatisfy { $0.aud.value == [client.id] })
+            #expect(try await flow.application.store.pendingOIDCLogoutCount() == 0)
+        }
+    }
+
+    @Test("removing a passkey ends the sessions it opened, and the apps they signed in to are told; the caller's own session is not named")
+    func passkeyRemoval() async throws {
+        try await Self.run { flow, receiver in
+            let client = try await Self.client(flow, receiver)
+            let phone = SoftAuthenticator(store: InMemoryCredentialStore())
+            let laptop = SoftAuthenticator(store: InMemoryCredentialStore())
+            let first = try await flow.api.register("Ada", with: phone)
+            #expect(try await flow.api.addPasskey(with: first.token, from: laptop).status == .created)
+            let laptopSession = try await flow.api.signIn(with: laptop)
+            let laptopSid = try await Self.signIn(flow, laptopSession, client)
+            let phoneSession = try await flow.api.signIn(with: phone)
+            _ = try await Self.signIn(flow, phoneSession, client)
+            let passkeys = try #require(try await flow.api.send(.get, "/api/account/passkeys", token: phoneSession.token).array)
+            let laptopId = try #require(passkeys.last?["id"] as? String)
+            #expect(try await flow.api.send(.delete, "/api/account/passkeys/\(laptopId)", token: phoneSession.token).status == .noContent)
+            try #require(try await eventually { receiver.accepted.count == 1 }, "no logout token for the laptop's session")
+            try await Task.sleep(for: .milliseconds(500))
+            let tokens = try await Self.logoutTokens(flow, receiver)
+            #expect(tokens.count == 1 && tokens[0].sid == laptopSid && tokens[0].sub?.value == first.accountId, "only the ended session")
+        }
+    }
+
+    @Test("a passkey added through a recovery code ends the account's sessions (--recovery-ends-sessions), and their apps are told")
+    func recoveryEndsSessions() async throws {
+        try await Self.run { flow, receiver in
+            let client = try await Self.client(flow, receiver)
+            let person = try await flow.person()
+            let sid = try await Self.signIn(flow, person, client)
+            let recoveryKey = try await OIDCClientFactsTests.adminKey(flow.application.store, scope: .recovery)
+            let issued = try await flow.api.send(.post, "/api/admin/accounts/\(person.accountId)/recovery", object: [:], token: recoveryKey)
+            try #require(issued.status == .created, "\(issued.text)")
+            let exchanged = try await flow.api.send(.post, "/api/recovery/exchange", object: ["code": try #require(issued.json?["code"] as? String)])
+            let restricted = try #require(exchanged.json?["token"] as? String, "\(exchanged.text)")
+            #expect(try await flow.api.addPasskey(with: restricted, from: SoftAuthenticator(store: InMemoryCredentialStore())).status == .created)
+            #expect(try await flow.api.send(.get, "/api/account", token: person.token).status == .unauthorized, "the old session ended")
+            try #require(try await eventually { receiver.accepted.count == 1 }, "no logout token for the recovery")
+            let tokens = try await Self.logoutTokens(flow, receiver)
+            #expect(tokens[0].sid == sid && tokens[0].sub?.value == person.accountId)
         }
     }
 

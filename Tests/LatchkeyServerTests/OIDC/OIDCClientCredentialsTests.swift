@@ -188,6 +188,52 @@ struct OIDCClientCredentialsTests {
             .post, "/oidc/token", body: Data(OIDCTestFlow.form(form).utf8), contentType: "application/x-www-form-urlencoded")
     }
 
+    @Test("private_key_jwt with published keys (jwksUri): fetched from the client's URL once and kept; refused from a private address without --webhook-allow-private")
+    func publishedKeys() async throws {
+        let server = try await WebhookReceiver()
+        let key = ClientKey(kid: "k1")
+        server.serve(key.jwks)
+        do {
+            for allowPrivate in [true, false] {
+                var configuration = OIDCClientFactsTests.configuration()
+                configuration.webhookAllowPrivate = allowPrivate
+                try await TestServer.withApplication(configuration) { api, application in
+                    let flow = OIDCTestFlow(api: api, application: application, adminKey: try await OIDCClientFactsTests.adminKey(application.store))
+                    let before = server.accepted.count
+                    let reply = try await api.send(.post, "/api/admin/clients", object: [
+                        "name": "Published keys", "grantTypes": ["client_credentials"], "apiScopes": ["jobs:run"], "jwksUri": server.url,
+                    ], token: flow.adminKey)
+                    try #require(reply.status == .created, "\(reply.text)")
+                    #expect(reply.json?["clientSecret"] is NSNull, "published keys, no secret: \(reply.text)")
+                    let client = try #require(reply.json?["client"] as? [String: Any])
+                    #expect(client["public"] as? Bool == false && client["jwksUri"] as? String == server.url)
+                    let id = try #require(client["id"] as? String)
+                    let tokenEndpoint = flow.issuer + "/oidc/token"
+                    let first = try await Self.withAssertion(flow, try key.assertion(iss: id, aud: tokenEndpoint))
+                    let second = try await Self.withAssertion(flow, try key.assertion(iss: id, aud: tokenEndpoint))
+                    if allowPrivate {
+                        #expect(first.status == .ok && second.status == .ok, "\(first.text) \(second.text)")
+                        #expect(server.accepted.count == before + 1, "fetched once, then kept")
+                    } else {
+                        #expect(first.status == .unauthorized && OIDCTestFlow.oauthError(first) == "invalid_client", "\(first.text)")
+                        #expect(server.accepted.count == before, "a loopback address is never asked without --webhook-allow-private")
+                    }
+                    let alone = try await flow.token([("grant_type", "client_credentials")], client: OIDCTestFlow.Client(id: id, secret: nil))
+                    #expect(alone.status == .unauthorized && OIDCTestFlow.oauthError(alone) == "invalid_client", "the id alone: \(alone.text)")
+                    for bad in [["jwksUri": "ftp://keys.example/jwks"], ["jwksUri": "http://keys.example/jwks"], ["jwksUri": server.url, "jwks": key.jwks]] {
+                        let refused = try await api.send(
+                            .post, "/api/admin/clients", object: ["name": "Bad", "grantTypes": ["client_credentials"]].merging(bad) { $1 }, token: flow.adminKey)
+                        #expect(refused.status.code == 422 && refused.errorCode == "jwks_invalid", "\(bad): \(refused.text)")
+                    }
+                }
+            }
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+    }
+
     @Test("private_key_jwt: a signed assertion authenticates once; wrong audience, far expiry, another key or the id alone do not")
     func privateKeyJWT() async throws {
         try await Self.run { flow in

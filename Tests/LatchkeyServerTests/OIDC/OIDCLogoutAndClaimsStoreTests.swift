@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 @testable import LatchkeyServer
 
@@ -30,7 +31,7 @@ extension StoreTests {
                         expiresAt: at.addingTimeInterval(60)),
                     consent: ["openid"], events: [])
             }
-            try await store.deleteSession(tokenHash: session, event: nil)
+            try await store.deleteSession(tokenHash: session, at: Date(), event: nil)
             #expect(try await store.pendingOIDCLogoutCount() == 1, "one token for the one client with a URI, however many grants")
             let now = Date().addingTimeInterval(1)
             let due = try await store.claimOIDCLogouts(now: now, leaseUntil: now.addingTimeInterval(60), limit: 10)
@@ -42,6 +43,45 @@ extension StoreTests {
             let again = try await store.claimOIDCLogouts(now: now, leaseUntil: now.addingTimeInterval(60), limit: 10)
             #expect(again.map(\.jti) == [jti] && again.first?.attempt == 2, "the same jti, the next attempt")
             try await store.finishOIDCLogout(jti: jti)
+            #expect(try await store.pendingOIDCLogoutCount() == 0)
+        }
+    }
+
+    @Test("a session's end queues at the injected clock's time; a store that queues none (OpenID Connect off) leaves the outbox empty, and its purge empties it", arguments: Backends.all)
+    func outboxClockAndOff(backend: String) async throws {
+        try await Backends.with(backend) { store in
+            let later = Date().addingTimeInterval(3600)
+            let account = StoreTests.account()
+            try await store.ceremonies.createAccount(account, credential: StoreTests.credential(Array(account.id.utf8), account: account.id))
+            var client = OIDCGrants.client("bcl")
+            client.backchannelLogoutURI = "https://rp.example/bcl"
+            #expect(try await store.oidcClients.insert(client, event: AuditOrigin.test.event(.oidcClientCreated, at: later, account: nil)))
+            func signIn(_ token: String, index: Int) async throws -> [UInt8] {
+                let session = SecretDigest.of(token)
+                try await store.insertSession(NewSession(
+                    tokenHash: session, accountId: account.id, credentialId: Array(account.id.utf8), createdAt: Date(), expiresAt: later, userVerified: true))
+                let grant = OIDCGrantRecord(
+                    id: "grant-\(index)", clientId: "bcl", accountId: account.id, sessionHash: session, scopes: ["openid"], nonce: nil,
+                    authTime: Date(), amr: ["hwk"], createdAt: Date(), expiresAt: later)
+                try await store.oidcGrants.issueCode(
+                    grant: grant, code: OIDCCodeRecord(
+                        codeHash: SecretDigest.of("code-\(index)"), grantId: grant.id, redirectURI: "https://app.example/cb", codeChallenge: nil,
+                        expiresAt: later),
+                    consent: ["openid"], events: [])
+                return session
+            }
+            try await store.deleteSession(tokenHash: try await signIn("one", index: 1), at: later, event: nil)
+            let soon = Date().addingTimeInterval(1)
+            #expect(try await store.claimOIDCLogouts(now: soon, leaseUntil: soon.addingTimeInterval(60), limit: 10).isEmpty, "not due by the wall clock")
+            #expect(try await store.claimOIDCLogouts(now: later, leaseUntil: later.addingTimeInterval(60), limit: 10).count == 1, "due at the clock given")
+
+            let off = Store(connections: store.connections, queuesOIDCLogouts: false)
+            try await off.deleteSession(tokenHash: try await signIn("two", index: 2), at: later, event: nil)
+            #expect(try await store.pendingOIDCLogoutCount() == 1, "nothing queued with OpenID Connect off")
+            // Its housekeeping empties what an earlier run (or `latchkey admin`) queued; with OpenID Connect on it keeps it.
+            #expect(try await Housekeeping(store: store, connections: store.connections, logger: Logger(label: "test"), interval: 0).runOnce(now: Date()))
+            #expect(try await store.pendingOIDCLogoutCount() == 1)
+            #expect(try await Housekeeping(store: off, connections: store.connections, logger: Logger(label: "test"), interval: 0).runOnce(now: Date()))
             #expect(try await store.pendingOIDCLogoutCount() == 0)
         }
     }

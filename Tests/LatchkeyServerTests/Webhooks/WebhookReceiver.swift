@@ -18,6 +18,8 @@ final class WebhookReceiver: Sendable {
 
     struct Record: Sendable {
         var down = false
+        /// What it answers with (200) instead of 204: a document it serves (a client's published keys).
+        var serving: [UInt8]?
         var accepted: [Delivery] = []
         var refused = 0
     }
@@ -32,6 +34,8 @@ final class WebhookReceiver: Sendable {
     var refused: Int { record.withLockedValue { $0.refused } }
 
     func setDown(_ down: Bool) { record.withLockedValue { $0.down = down } }
+    /// Answers every request with `document` (200, JSON) from now on.
+    func serve(_ document: String) { record.withLockedValue { $0.serving = Array(document.utf8) } }
 
     init() async throws {
         let record = NIOLockedValueBox(Record())
@@ -88,18 +92,20 @@ private final class WebhookReceiverHandler: ChannelInboundHandler {
         case .end:
             guard let head else { return }
             let delivery = WebhookReceiver.Delivery(headers: head.headers, body: body)
-            let status: HTTPResponseStatus = record.withLockedValue { record in
+            let (status, served): (HTTPResponseStatus, [UInt8]?) = record.withLockedValue { record in
                 if record.down {
                     record.refused += 1
-                    return .serviceUnavailable
+                    return (.serviceUnavailable, nil)
                 }
                 record.accepted.append(delivery)
-                return .noContent
+                return record.serving.map { (.ok, $0) } ?? (.noContent, nil)
             }
             var headers = HTTPHeaders()
-            headers.add(name: "Content-Length", value: "0")
+            headers.add(name: "Content-Length", value: "\(served?.count ?? 0)")
+            if served != nil { headers.add(name: "Content-Type", value: "application/json") }
             if !head.isKeepAlive { headers.add(name: "Connection", value: "close") }
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: head.version, status: status, headers: headers))), promise: nil)
+            if let served { context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: served)))), promise: nil) }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             if !head.isKeepAlive { context.close(promise: nil) }
             self.head = nil

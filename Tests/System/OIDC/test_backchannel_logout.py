@@ -124,7 +124,8 @@ def test_discovery_says_back_channel_logout_is_supported(provider):
     assert provider.discovery["backchannel_logout_session_supported"] is True
 
 
-@pytest.mark.parametrize("trigger", ["logout", "operator revokes sessions", "account disabled"])
+@pytest.mark.parametrize("trigger", ["logout", "operator revokes sessions", "account disabled", "account deleted by the person",
+                                     "account deleted by an operator"])
 def test_a_session_ending_reaches_both_apps(provider, receivers, trigger):
     clients = relying_parties(provider, receivers)
     person = provider.person(f"Back-channel {trigger}")
@@ -134,6 +135,11 @@ def test_a_session_ending_reaches_both_apps(provider, receivers, trigger):
                                   timeout=10).status_code < 300
     elif trigger == "operator revokes sessions":
         provider.admin("sessions", "revoke", person.account_id)
+    elif trigger == "account deleted by the person":
+        assert provider.http.delete(provider.url("/api/account"), headers={"Authorization": f"Bearer {person.token}"},
+                                    timeout=10).status_code == 204
+    elif trigger == "account deleted by an operator":
+        provider.admin("accounts", "delete", person.account_id)  # the latchkey admin process queues; the server delivers
     else:
         provider.admin("accounts", "disable", person.account_id)
     seen = set()

@@ -134,3 +134,65 @@ def test_authlib_private_key_jwt(provider):
     # Its id alone, or a secret, is nothing.
     bare = provider.http.post(provider.endpoint("token_endpoint"), data={"grant_type": "client_credentials", "client_id": client_id}, timeout=10)
     assert bare.status_code == 401, bare.text
+
+
+def test_authlib_private_key_jwt_with_published_keys(tmp_path):
+    """The client publishes its keys (`--jwks-uri`, a JWKS served over HTTP here by `http.server` on 127.0.0.1) rather
+    than registering them: Latchkey fetches them when authlib's assertion needs them — only with
+    `--webhook-allow-private`, since the address is loopback — and keeps them, so two requests fetch once."""
+    import http.server
+    import threading
+    from authlib.oauth2.rfc7523 import PrivateKeyJWT
+
+    from oidc_support import Provider
+
+    while True:
+        key = JsonWebKey.generate_key("EC", "P-256", is_private=True)
+        public = dict(key.as_dict(), kid="published-1", alg="ES256", use="sig")
+        if all(len(base64.urlsafe_b64decode(public[c] + "=" * (-len(public[c]) % 4))) == 32 for c in "xy"):
+            break
+    document = json.dumps({"keys": [public]}).encode()
+    fetched = []
+
+    class Keys(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            fetched.append(self.path)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/jwk-set+json")
+            self.send_header("Content-Length", str(len(document)))
+            self.end_headers()
+            self.wfile.write(document)
+
+        def log_message(self, *args):
+            pass
+
+    keys = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Keys)
+    threading.Thread(target=keys.serve_forever, daemon=True).start()
+    uri = f"http://127.0.0.1:{keys.server_address[1]}/jwks.json"
+    providers = []
+    try:
+        for allow_private in (True, False):
+            provider = Provider(*(["--webhook-allow-private"] if allow_private else []))
+            providers.append(provider)
+            made = json.loads(provider.admin("clients", "add", "Published keys", "--grant", "client_credentials", "--api-scope", "jobs:run",
+                                             "--jwks-uri", uri, "--json").stdout)
+            assert made["clientSecret"] is None and made["client"]["jwksUri"] == uri, made
+            client_id = made["client"]["id"]
+            auth = PrivateKeyJWT(provider.discovery["token_endpoint"], headers={"kid": "published-1"}, alg="ES256")
+            session = OAuth2Session(client_id, key.as_dict(is_private=True), token_endpoint_auth_method=auth)
+            before = len(fetched)
+            if allow_private:
+                for _ in range(2):
+                    token = session.fetch_token(provider.endpoint("token_endpoint"), grant_type="client_credentials")
+                    assert token["scope"] == "jobs:run" and provider.introspect(token["access_token"])["sub"] == client_id
+                assert fetched[before:] == ["/jwks.json"], fetched
+            else:
+                with pytest.raises(OAuthError) as refused:
+                    session.fetch_token(provider.endpoint("token_endpoint"), grant_type="client_credentials")
+                assert refused.value.error == "invalid_client"
+                assert len(fetched) == before, "a loopback address is never fetched without --webhook-allow-private"
+    finally:
+        for provider in providers:
+            provider.stop()
+        keys.shutdown()
+        keys.server_close()
