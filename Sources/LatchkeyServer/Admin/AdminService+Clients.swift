@@ -26,7 +26,7 @@ extension AdminService {
         if keys != nil || published != nil, request.isPublic == true {
             throw APIError(.jwksInvalid, "A public client has no keys: leave out jwks (--jwks-file), or public (--public).")
         }
-        try await Self.checkLoadable(keys)
+        try await OIDCClientKeysCheck.loadable(keys)
         let logo = try request.logo.flatMap { text throws(APIError) in try OIDCClientLogo.read(base64: text) }
         // A client with keys signs its assertions (private_key_jwt): no secret.
         let secret = request.isPublic == true || keys != nil || published != nil ? nil : OIDCClientRules.generatedSecret()
@@ -62,7 +62,7 @@ extension AdminService {
         var secret: String?
         if let given = request.jwks {
             client.jwks = try OIDCClientRules.jwks(given)
-            try await Self.checkLoadable(client.jwks)
+            try await OIDCClientKeysCheck.loadable(client.jwks)
         }
         switch (request.isPublic, current.isPublic) {
         case (true?, false):
@@ -124,36 +124,6 @@ extension AdminService {
         let event = origin.event(.oidcClientRemoved, at: now(), account: nil, detail: ["client": .text(client.id), "clientName": .text(client.name)])
         guard try await store.oidcClients.delete(id: id, event: event) else { throw APIError.unknownClient }
         await clientFacts?.forget()
-    }
-
-    /// Keys `OIDCClientRules.jwks` accepted must also be keys JWTKit can verify with (an EC point on its
-    /// curve, an RSA modulus …), or every assertion would be refused later with no word why.
-    static func checkLoadable(_ jwks: String?) async throws {
-        guard let jwks else { return }
-        let refusal = APIError(.jwksInvalid, "The client's keys (jwks, --jwks-file) are not public keys JWTKit can verify signatures with.")
-        let keys = JWTKeyCollection.gated()
-        guard (try? await keys.add(jwksJSON: jwks)) != nil, let value = try? JSONValue.parse(Array(jwks.utf8)),
-              case .object(let document) = value, case .array(let list)? = document["keys"]
-        else { throw refusal }
-        // JWTKit reads a key's numbers only when it first verifies with it: read each now, with the
-        // algorithm it would be used with.
-        for case .object(let key) in list {
-            guard case .string(let kid)? = key["kid"], let algorithm = Self.algorithm(of: key),
-                  (try? await keys.getKey(for: JWKIdentifier(string: kid), alg: algorithm)) != nil
-            else { throw refusal }
-        }
-    }
-
-    /// A key's `alg`, or the one its type implies.
-    private static func algorithm(of key: JSONObject) -> String? {
-        if case .string(let algorithm)? = key["alg"] { return algorithm }
-        switch (key["kty"], key["crv"]) {
-        case (.string("EC")?, .string("P-256")?): return "ES256"
-        case (.string("EC")?, .string("P-384")?): return "ES384"
-        case (.string("RSA")?, _): return "RS256"
-        case (.string("OKP")?, _): return "EdDSA"
-        default: return nil
-        }
     }
 
     /// The client `id`; with `changing`, refused (409 `client_managed`) when the configuration file

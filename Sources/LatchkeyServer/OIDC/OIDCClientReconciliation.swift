@@ -38,7 +38,7 @@ enum OIDCClientReconciliation {
         for (index, client) in configuration.declaredOIDCClients.enumerated() {
             let record = try client.record(managedBy: file, at: now, entry: index + 1)
             do {
-                try await AdminService.checkLoadable(record.jwks)
+                try await OIDCClientKeysCheck.loadable(record.jwks)
             } catch {
                 throw InvalidSetting(description: "the OpenID Connect client \(client.id) ([[oidc-client]] number \(index + 1) in \(file)) has keys (jwks) that are not public keys JWTKit can verify signatures with")
             }
