@@ -95,13 +95,16 @@ public struct Latchkey: Sendable {
                 store: store, sealer: sealer, configuration: configuration, sessions: sessions,
                 metrics: CeremonyMetrics(factory: metricsFactory), policy: try AuthenticatorPolicy(configuration: configuration, providers: providers),
                 now: now)
-            // The OpenID Connect provider signs with the access tokens' keys, so either turns them on.
+            // The OpenID Connect provider signs with the access tokens' keys, so either turns them on; it
+            // tells the issuer which of its tokens are still active and whether RSA keys are wanted.
+            let clientFacts = OIDCClientFacts(store: store, now: now)
+            let oidcIssuer = configuration.oidc ? configuration.effectiveOIDCIssuer : nil
             let issuer = configuration.accessTokens || configuration.oidc ? AccessTokenIssuer(
                 store: store, vault: vault, settings: .init(
                     ttl: configuration.accessTokenTTL, keyLifetime: configuration.signingKeyLifetime,
-                    issuer: configuration.effectiveTokenIssuer, audience: configuration.tokenAudience,
-                    oidcIssuer: configuration.oidc ? configuration.effectiveOIDCIssuer : nil),
-                now: now) : nil
+                    issuer: configuration.effectiveTokenIssuer, audience: configuration.tokenAudience, oidcIssuer: oidcIssuer),
+                now: now, clientTokens: OIDCTokenIntrospection(store: store, issuer: oidcIssuer),
+                rsaWanted: { try await clientFacts.facts().anyRS256 }) : nil
             var mail: EmailService.Mail?
             if let server = configuration.smtpServer, let sender = configuration.mailSender {
                 let client = try SMTPClient(server: server, heloName: configuration.rpId, eventLoopGroup: eventLoopGroup, trustRoots: configuration.smtpCAFile)
@@ -115,7 +118,7 @@ public struct Latchkey: Sendable {
             if configuration.oidc, let issuer {
                 let stampKey = try await vault.key(named: OIDCInteractionStamp.keyName, byteCount: 32)
                 oidc = OIDCProvider(
-                    store: store, tokens: issuer, stamps: OIDCInteractionStamp(key: SymmetricKey(data: stampKey)),
+                    store: store, tokens: issuer, clientFacts: clientFacts, stamps: OIDCInteractionStamp(key: SymmetricKey(data: stampKey)),
                     settings: .init(
                         issuer: configuration.effectiveOIDCIssuer, accessTokenLifetime: configuration.accessTokenTTL,
                         refreshLifetime: configuration.oidcRefreshTTL),
@@ -141,7 +144,7 @@ public struct Latchkey: Sendable {
     var admin: AdminService {
         AdminService(
             store: store, providers: providers, androidApps: configuration.androidApps, now: now, recovery: recovery,
-            clientFacts: issuer?.clientFacts)
+            clientFacts: oidc?.clientFacts)
     }
 
     /// Recovery grants and their exchange.

@@ -76,7 +76,7 @@ struct OIDCController: Sendable {
         }
         root.get("oidc/logo/:clientId") { request, context in try await logo(request, clientId: try context.parameters.require("clientId")) }
         // The machine endpoints, which single-page apps call from their own origins (CORS: OIDCCrossOrigin).
-        let crossOrigin = provider.map { OIDCCrossOrigin(facts: $0.tokens.clientFacts) }
+        let crossOrigin = provider.map { OIDCCrossOrigin(facts: $0.clientFacts) }
         let machine = RouteCollection(context: Context.self).add(middleware: OIDCCrossOrigin.Middleware<Context>(crossOrigin: crossOrigin))
         machine.post("oidc/token") { request, context in try await token(request, context: context) }
         machine.get("oidc/userinfo") { request, _ in try await userInfo(request, form: nil) }
@@ -259,7 +259,7 @@ struct OIDCController: Sendable {
         } else {
             return OAuthError.invalidToken("Send the access token as Authorization: Bearer <token>.", missing: true).response
         }
-        guard token.utf8.count <= 4096, let found = try await provider.tokens.introspect(token), let grant = found.grant,
+        guard token.utf8.count <= 4096, let found = try await provider.tokens.introspectForClients(token), let grant = found.grant,
               grant.scopes.contains(OIDCScope.openid), let client = try await provider.store.oidcClients.client(id: grant.clientId),
               let released = try await OIDCUserClaims.load(accountId: grant.accountId, scopes: grant.scopes, client: client, store: provider.store)
         else { return OAuthError.invalidToken("The access token is not active.").response }
@@ -283,7 +283,7 @@ struct OIDCController: Sendable {
         guard let token = parameters["token"] else { return OAuthError(.invalidRequest, "token is missing.").response }
         var grant: OIDCGrantRecord?
         if token.utf8.count <= 4096, token.contains(".") {
-            let found = try await provider.tokens.introspect(token)
+            let found = try await provider.tokens.introspectForClients(token)
             grant = found?.grant
             // A client-credentials token: revoking it ends every such token of its client (they have no
             // row each; the client asks for a new one).

@@ -39,6 +39,9 @@ struct OIDCProvider: Sendable {
 
     let store: Store
     let tokens: AccessTokenIssuer
+    /// Whether some client wants RS256 and the clients' web origins, read at most every 30 s;
+    /// `AdminService` makes it forget when it changes a client.
+    let clientFacts: OIDCClientFacts
     let stamps: OIDCInteractionStamp
     let settings: Settings
     let now: @Sendable () -> Date

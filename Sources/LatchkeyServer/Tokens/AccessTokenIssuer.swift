@@ -19,9 +19,11 @@ import WebAuthn
 /// The OpenID Connect provider signs with the same keys: its access tokens (ES256, the client as
 /// audience, the grant as `sid`) and its id_tokens — ES256, or RS256 for the clients that ask for it
 /// (`lk-rs256-p`, 2048-bit RSA keys on the same periods, made and published only once some client wants
-/// them: making one takes a noticeable fraction of a second). Whether one does is `clientFacts`' answer,
-/// remembered for 30 s (every JWKS fetch asked the database before), or this instance having signed an
-/// RS256 id_token: from then on the RSA keys stay.
+/// them: making one takes a noticeable fraction of a second). Whether one does is `rsaWanted`'s answer
+/// (the provider's `OIDCClientFacts`, remembered for 30 s: every JWKS fetch asked the database before), or
+/// this instance having signed an RS256 id_token: from then on the RSA keys stay. What is OpenID Connect's
+/// own — its tokens' issue, the hints, which grant a token stands for — is `OIDC/AccessTokenIssuer+OIDC.swift`
+/// and `OIDCTokenIntrospection`: this folder names no OpenID Connect type.
 actor AccessTokenIssuer {
     struct Settings: Sendable {
         var ttl: TimeInterval
@@ -32,17 +34,15 @@ actor AccessTokenIssuer {
         var oidcIssuer: String? = nil
     }
 
-    /// A verified token and what it stands for: a session (`POST /api/token`'s tokens), an OpenID
-    /// Connect grant (the provider's, whose `client_id` claim names the client), or, for a
-    /// client-credentials token, the client itself (no person: no `auth_time`).
+    /// A verified token and what it stands for: a session (`POST /api/token`'s tokens), or, for a token
+    /// that names a `client_id`, whatever `clientTokens` (the OpenID Connect provider) found it active for
+    /// (its grant or the client itself: `OIDCTokenIntrospection`, which the provider's endpoints use).
     struct Introspection: Sendable {
         let claims: AccessTokenClaims
         let session: SessionDetails?
-        let grant: OIDCGrantRecord?
-        var client: OIDCClientRecord? = nil
     }
 
-    private struct Keys {
+    struct Keys {
         let period: Int64
         let collection: JWTKeyCollection
         /// Public keys by period: p−1, p, p+1.
@@ -55,23 +55,29 @@ actor AccessTokenIssuer {
     static let rsaKeyNamePrefix = "access-token-rs256-"
 
     let settings: Settings
-    private let store: Store
+    let store: Store
     /// Where the signing keys are kept, wrapped (`ServerKeyVault`).
     private let vault: ServerKeyVault
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
     private var keys: Keys?
     /// Once a client wanted RS256, RSA keys are kept for every later period too.
-    private var wantsRSA = false
-    /// Whether some client wants RS256 (and the clients' web origins), read at most every 30 s;
-    /// `AdminService` makes it forget when it changes a client here.
-    let clientFacts: OIDCClientFacts
+    private(set) var wantsRSA = false
+    /// Whether a token issued to a client is still active: the OpenID Connect provider's answer (its
+    /// grants and clients), nil without it. Given, not known: this folder names no OpenID Connect type.
+    private let clientTokens: (any ClientTokenRegistry)?
+    /// Whether some client wants RS256 id_tokens (the provider's `OIDCClientFacts`, remembered 30 s).
+    let rsaWanted: @Sendable () async throws -> Bool
 
-    init(store: Store, vault: ServerKeyVault, settings: Settings, now: @escaping @Sendable () -> Date) {
+    init(
+        store: Store, vault: ServerKeyVault, settings: Settings, now: @escaping @Sendable () -> Date,
+        clientTokens: (any ClientTokenRegistry)? = nil, rsaWanted: @escaping @Sendable () async throws -> Bool = { false }
+    ) {
         self.store = store
         self.vault = vault
         self.settings = settings
         self.now = now
-        self.clientFacts = OIDCClientFacts(store: store, now: now)
+        self.clientTokens = clientTokens
+        self.rsaWanted = rsaWanted
     }
 
     /// A token for `session`, valid for the configured lifetime from now.
@@ -89,32 +95,15 @@ actor AccessTokenIssuer {
     }
 
     /// The claims of a token this server signed that is still valid — signature, issuer, audience and
-    /// lifetime checked — and whose session (or, for the OpenID Connect provider's tokens, grant) is still
-    /// open; nil for anything else (RFC 7662 says only "not active", never why: a scanner learns nothing).
+    /// lifetime checked — and whose session (or, for a token issued to a client, grant or client:
+    /// `clientTokens`) is still open; nil for anything else (RFC 7662 says only "not active", never why: a
+    /// scanner learns nothing).
     func introspect(_ token: String) async throws -> Introspection? {
         let date = now()
-        guard JWTHeaderCheck.algorithm(of: token) == "ES256" else { return nil }
-        let keys = try await current(at: date)
-        guard let claims = try? await keys.collection.verify(token, as: AccessTokenClaims.self),
-              claims.exp.value > date, claims.iat.value <= date.addingTimeInterval(60)
-        else { return nil }
-        if let clientId = claims.clientId, claims.authTime == nil {
-            // A client-credentials token: active while the client exists, may still use the grant, has
-            // the generation the token names (a rotated secret draws a new one) and every scope it carries.
-            guard let oidcIssuer = settings.oidcIssuer, claims.iss.value == oidcIssuer, claims.aud?.value == [clientId],
-                  claims.sub.value == clientId, let client = try await store.oidcClients.client(id: clientId),
-                  client.allows(OIDCGrantType.clientCredentials), !client.isPublic, !client.credentialsGeneration.isEmpty,
-                  ConstantTime.equal(Array(client.credentialsGeneration.utf8), Array(claims.sid.utf8)),
-                  Set(OIDCClientRecord.list(claims.scope ?? "")).isSubset(of: Set(client.apiScopes))
-            else { return nil }
-            return Introspection(claims: claims, session: nil, grant: nil, client: client)
-        }
-        if let clientId = claims.clientId {
-            guard let oidcIssuer = settings.oidcIssuer, claims.iss.value == oidcIssuer, claims.aud?.value == [clientId],
-                  let grant = try await store.oidcGrants.live(id: claims.sid, at: date),
-                  grant.clientId == clientId, grant.accountId == claims.sub.value
-            else { return nil }
-            return Introspection(claims: claims, session: nil, grant: grant)
+        guard let claims = try await verified(token, at: date) else { return nil }
+        if claims.clientId != nil {
+            guard let clientTokens, try await clientTokens.isActive(claims, at: date) else { return nil }
+            return Introspection(claims: claims, session: nil)
         }
         guard claims.iss.value == settings.issuer,
               claims.aud?.value == settings.audience.map({ [$0] }),
@@ -122,38 +111,18 @@ actor AccessTokenIssuer {
               let session = try await store.sessionDetails(hashPrefix: prefix, now: date),
               session.accountId == claims.sub.value
         else { return nil }
-        return Introspection(claims: claims, session: session, grant: nil)
+        return Introspection(claims: claims, session: session)
     }
 
-    /// An access token for an OpenID Connect client: the Latchkey JWT, with the client as audience and
-    /// `client_id`, the grant's id as `sid` (introspection and UserInfo find the grant by it, so revoking
-    /// the grant ends the token) and its scopes.
-    func issue(for grant: OIDCGrantRecord) async throws -> (token: String, expiresIn: Int) {
-        let issued = Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
-        let keys = try await current(at: issued)
-        let claims = AccessTokenClaims(
-            iss: IssuerClaim(value: settings.oidcIssuer ?? settings.issuer), sub: SubjectClaim(value: grant.accountId),
-            aud: AudienceClaim(value: [grant.clientId]), exp: ExpirationClaim(value: issued + settings.ttl),
-            iat: IssuedAtClaim(value: issued), authTime: Int64(grant.authTime.timeIntervalSince1970.rounded(.down)),
-            amr: grant.amr, sid: grant.id, jti: IDClaim(value: Base64URL.encode(RandomBytes.make(16))),
-            clientId: grant.clientId, scope: grant.scopes.joined(separator: " "))
-        let token = try await keys.collection.sign(claims, kid: JWKIdentifier(string: Self.kid(keys.period)))
-        return (token, Int(settings.ttl))
-    }
-
-    /// A client-credentials token (RFC 6749 §4.4): the client is its subject and audience, its `sid`
-    /// the client's current generation, its scopes `scopes` (API scopes the operator gave the client);
-    /// no `auth_time` or `amr`, as no person signed in.
-    func issue(forClient client: OIDCClientRecord, scopes: [String]) async throws -> (token: String, expiresIn: Int) {
-        let issued = Date(timeIntervalSince1970: now().timeIntervalSince1970.rounded(.down))
-        let keys = try await current(at: issued)
-        let claims = AccessTokenClaims(
-            iss: IssuerClaim(value: settings.oidcIssuer ?? settings.issuer), sub: SubjectClaim(value: client.id),
-            aud: AudienceClaim(value: [client.id]), exp: ExpirationClaim(value: issued + settings.ttl),
-            iat: IssuedAtClaim(value: issued), authTime: nil, amr: nil, sid: client.credentialsGeneration,
-            jti: IDClaim(value: Base64URL.encode(RandomBytes.make(16))), clientId: client.id, scope: scopes.joined(separator: " "))
-        let token = try await keys.collection.sign(claims, kid: JWKIdentifier(string: Self.kid(keys.period)))
-        return (token, Int(settings.ttl))
+    /// The claims of an ES256 access token this server signed, within its lifetime at `date`; whether
+    /// what it stands for is still open is the caller's question.
+    func verified(_ token: String, at date: Date) async throws -> AccessTokenClaims? {
+        guard JWTHeaderCheck.algorithm(of: token) == "ES256" else { return nil }
+        let keys = try await current(at: date)
+        guard let claims = try? await keys.collection.verify(token, as: AccessTokenClaims.self),
+              claims.exp.value > date, claims.iat.value <= date.addingTimeInterval(60)
+        else { return nil }
+        return claims
     }
 
     /// Signs an id_token (or a logout token, `type` `logout+jwt`) with `algorithm` (`ES256` or `RS256`,
@@ -167,29 +136,12 @@ actor AccessTokenIssuer {
             claims, kid: JWKIdentifier(string: rsa ? Self.rsaKid(keys.period) : Self.kid(keys.period)), header: header)
     }
 
-    /// The claims of an id_token this server signed for some client, expired or not — what
-    /// RP-initiated logout's `id_token_hint` is (its expiry does not matter there: Logout §2). Only
-    /// `ES256` and `RS256` headers with one of the published keys' `kid` are considered.
-    func verifyHint(_ token: String) async throws -> IDTokenClaims? {
-        guard let algorithm = JWTHeaderCheck.algorithm(of: token), ["ES256", "RS256"].contains(algorithm) else { return nil }
-        // Whether RSA keys exist is the clients' configuration's to decide, never a caller's header: an
-        // anonymous hint headed RS256 made the server generate and publish three RSA keys (review 4, S4-13).
-        // With no client on RS256, no id_token this server signed is RS256, so the hint is not one of ours.
-        let rsa = algorithm == "RS256"
-        if rsa, !wantsRSA, !(try await clientFacts.facts().anyRS256) { return nil }
-        let keys = try await current(at: now(), rsa: rsa)
-        guard let claims = try? await keys.collection.verify(token, as: IDTokenClaims.self),
-              claims.iss.value == settings.oidcIssuer
-        else { return nil }
-        return claims
-    }
-
     /// The JSON Web Key Set: the public keys of the previous, current and next period (RSA ones too
-    /// once some client wants RS256 id_tokens: `clientFacts`, without a database query while it
-    /// remembers).
+    /// once some client wants RS256 id_tokens: `rsaWanted`, without a database query while the
+    /// provider's facts remember).
     func jwks() async throws -> JWKSDocument {
         var rsa = wantsRSA
-        if !rsa { rsa = try await clientFacts.facts().anyRS256 }
+        if !rsa { rsa = try await rsaWanted() }
         let keys = try await current(at: now(), rsa: rsa)
         let ec = keys.published.map { period, key in
             let raw = Array(key.rawRepresentation)
@@ -206,7 +158,8 @@ actor AccessTokenIssuer {
         return JWKSDocument(keys: ec + rsaKeys)
     }
 
-    private func current(at date: Date, rsa: Bool = false) async throws -> Keys {
+    /// The keys of `date`'s period (with RSA ones from the first `rsa` on), made or read once a period.
+    func current(at date: Date, rsa: Bool = false) async throws -> Keys {
         if rsa { wantsRSA = true }
         let period = Int64((date.timeIntervalSince1970 / settings.keyLifetime).rounded(.down))
         if let keys, keys.period == period, !wantsRSA || !keys.publishedRSA.isEmpty { return keys }
