@@ -27,6 +27,7 @@ import time
 import urllib.parse
 
 import pytest
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -328,11 +329,22 @@ def visit_and_sign_in(driver, latchkey, url):
     driver.get(url)
     wait(driver).until(lambda d: d.current_url == url or (d.current_url.startswith(latchkey.page + "/forward-auth?rd=") and state(d) == "login"))
     if driver.current_url != url:
-        button = wait(driver).until(lambda d: d.find_element(By.ID, "login") if d.find_element(By.ID, "login").is_displayed() else None)
-        try:
-            button.click()
-        except Exception:
-            pass  # the autofill got there first and the page moved on
+        # The autofill may sign in and leave the page between that look and this one: then there is no button
+        # to wait for, and the browser is back on `url` already.
+        def button_or_back(d):
+            if d.current_url == url:
+                return "back"
+            try:
+                button = d.find_element(By.ID, "login")
+                return button if button.is_displayed() else None
+            except WebDriverException:
+                return None
+        found = wait(driver).until(button_or_back)
+        if found != "back":
+            try:
+                found.click()
+            except WebDriverException:
+                pass  # the autofill got there first and the page moved on
     wait(driver).until(lambda d: d.current_url == url)
     assert latchkey.log_text().count("path=/api/forward-auth/verdict ") > asked, "not through Latchkey's page"
 
