@@ -175,17 +175,5 @@ struct InitTemplate {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// A TOML basic string.
-    private func quoted(_ text: String) -> String {
-        var escaped = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: escaped += String(format: "\\u%04X", scalar.value)
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return "\"" + escaped + "\""
-    }
+    private func quoted(_ text: String) -> String { TOMLString.quoted(text) }
 }

@@ -46,19 +46,7 @@ enum OIDCClientTOML {
         "[" + items.map(quoted).joined(separator: ", ") + "]"
     }
 
-    /// A TOML basic string: quotes and backslashes escaped, control characters as `\uXXXX`.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += String(format: "\\u%04X", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
+    static func quoted(_ text: String) -> String { TOMLString.quoted(text) }
 
     /// A path in a comment: one line.
     private static func comment(_ text: String) -> String {
